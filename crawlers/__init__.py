@@ -1,0 +1,1 @@
+"""The crawler side of crawlab: the web to crawl, fetching, parsing, crawling."""

@@ -1,0 +1,189 @@
+"""``lockfree``: the Michael–Scott queue, with compare-and-set on ``cereggii.AtomicRef``.
+
+No thread ever waits for another to release anything. Every change to the shared structure is
+one compare-and-set (CAS) on an atomic reference: "if this pointer still is what I read, make it
+point to my node". A CAS fails only because another thread's CAS succeeded in between, so some
+thread always makes progress: that is what *lock-free* means (M. Michael and M. Scott, 1996).
+
+The list starts with a dummy node. ``head`` points to the dummy, whose successor holds the oldest
+URL; ``tail`` points to the last node or, for a moment, to the one before it: an enqueuer first
+links its node (CAS on ``tail.next``), then swings ``tail`` (a second CAS). Whoever finds ``tail``
+lagging swings it forward on the other thread's behalf ("helping"), so a thread descheduled
+between its two CASes never blocks anyone.
+
+ABA: in C, a node can be freed and its address reused while a slow thread still holds it, so a
+CAS can succeed on a pointer that merely *looks* unchanged; counted pointers fix that. In Python
+a node stays alive while any thread holds a reference to it, so its identity cannot be reused
+under a CAS, and there is no ABA problem to solve.
+
+Waiting: a lock-free queue has nothing to sleep on, so a blocking ``get`` on an empty queue
+polls with :class:`~frontier.waiting.Backoff`. Counters are per thread (no shared counter to
+contend on) and exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from cereggii import AtomicRef
+
+from frontier.contract import Closed, Empty, FrontierStats, PerThreadStats, register
+from frontier.waiting import Backoff
+
+__all__ = ["LockFreeFrontier"]
+
+
+class _Node:
+    __slots__ = ("url", "next")
+
+    def __init__(self, url: str | None) -> None:
+        self.url = url
+        self.next = AtomicRef(None)  # the successor, changed only by CAS from None
+
+
+_EMPTY = object()
+
+
+@register
+class LockFreeFrontier:
+    """Unbounded lock-free FIFO. ``put``/``get`` O(1) expected (plus one retry per concurrent
+    success); thread-safe; never blocks a thread on another."""
+
+    name = "lockfree"
+    description = "Michael-Scott lock-free queue: compare-and-set on cereggii atomic references"
+    ordering = "fifo"
+    correct = True
+    bounded = False
+
+    def __init__(self) -> None:
+        self.capacity = None
+        dummy = _Node(None)
+        self._head = AtomicRef(dummy)  # the dummy; its successor holds the oldest URL
+        self._tail = AtomicRef(dummy)  # the last node, or its predecessor for a moment
+        self._closed = False
+        self._counters = PerThreadStats()
+
+    def _link(self, first: _Node, last: _Node) -> int:
+        """Append the chain ``first .. last`` (already linked privately). Returns CAS retries."""
+        retries = 0
+        while True:
+            tail = self._tail.get()
+            nxt = tail.next.get()
+            if nxt is None:
+                if tail.next.compare_and_set(None, first):  # linearization point of put
+                    self._tail.compare_and_set(tail, last)  # may fail: someone helped already
+                    return retries
+            else:
+                self._tail.compare_and_set(tail, nxt)  # tail lags behind: help it along
+            retries += 1
+
+    def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
+        """Enqueue with two CASes; never blocks. :class:`Closed` after close."""
+        if self._closed:
+            raise Closed(self.name)
+        node = _Node(url)
+        retries = self._link(node, node)
+        mine = self._counters.mine()
+        mine.puts += 1
+        mine.cas_retries += retries
+
+    def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
+        """Insert-many: link the batch privately, then publish it with one CAS."""
+        if self._closed:
+            raise Closed(self.name)
+        first = last = None
+        n = 0
+        for url, _ in pairs:
+            node = _Node(url)
+            if first is None:
+                first = last = node
+            else:
+                last.next.set(node)  # type: ignore[union-attr]  # private until published
+                last = node
+            n += 1
+        if first is None:
+            return
+        retries = self._link(first, last)  # type: ignore[arg-type]
+        mine = self._counters.mine()
+        mine.puts += n
+        mine.cas_retries += retries
+
+    def _take(self, mine: FrontierStats) -> object:
+        """Dequeue one URL, or return ``_EMPTY``."""
+        while True:
+            head = self._head.get()
+            nxt = head.next.get()
+            if nxt is None:
+                return _EMPTY
+            tail = self._tail.get()
+            if head is tail:  # the tail lags behind a node that is being added: help
+                self._tail.compare_and_set(tail, nxt)
+            else:
+                url = nxt.url
+                if self._head.compare_and_set(head, nxt):  # linearization point of get
+                    nxt.url = None  # nxt is the new dummy; only this thread got here
+                    mine.gets += 1
+                    return url
+            mine.cas_retries += 1
+
+    def get(self, timeout: float | None = None) -> str | None:
+        """Dequeue; polls with backoff while empty and open (:class:`Empty` on timeout);
+        ``None`` once closed and drained."""
+        mine = self._counters.mine()
+        url = self._take(mine)
+        if url is not _EMPTY:
+            return url  # type: ignore[return-value]
+        backoff = Backoff(timeout)
+        while True:
+            if self._closed:
+                url = self._take(mine)  # a put may have landed just before close
+                return None if url is _EMPTY else url  # type: ignore[return-value]
+            if not backoff.pause():
+                raise Empty
+            mine.condition_waits += 1
+            url = self._take(mine)
+            if url is not _EMPTY:
+                return url  # type: ignore[return-value]
+
+    def get_many(self, r: int) -> list[str]:
+        """Dequeue up to ``r`` URLs without waiting (one CAS each)."""
+        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
+            raise ValueError(f"r must be a non-negative integer, got {r!r}")
+        mine = self._counters.mine()
+        out = []
+        while len(out) < r:
+            url = self._take(mine)
+            if url is _EMPTY:
+                break
+            out.append(url)
+        return out  # type: ignore[return-value]
+
+    def close(self) -> None:
+        """Refuse further puts; pollers notice within one backoff pause. Idempotent."""
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def stats(self) -> FrontierStats:
+        """Sum of the per-thread counters (a snapshot)."""
+        return self._counters.total()
+
+    def __len__(self) -> int:
+        """Puts minus gets over all threads: a snapshot, O(threads)."""
+        s = self._counters.total()
+        return s.puts - s.gets
+
+    def _check(self) -> None:
+        """Assert the list shape (call when quiescent): the head is a dummy, tail is the last
+        node, and the node count matches the counters."""
+        head = self._head.get()
+        assert head.url is None, "the head must be a dummy"
+        node, n = head, 0
+        while (nxt := node.next.get()) is not None:
+            node = nxt
+            n += 1
+        assert node is self._tail.get(), "tail is not the last node"
+        assert n == len(self), (n, len(self))

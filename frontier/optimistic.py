@@ -1,0 +1,161 @@
+"""``optimistic``: optimistic concurrency control over the shared ring buffer.
+
+Kung and Robinson's three phases (1981), as the threading paper describes them:
+
+1. **Read phase.** Read the version number, then whatever the operation needs (is there room? is
+   there a URL?) without taking any lock.
+2. **Validation.** Commit only if nobody else committed since our read: one compare-and-set of
+   the version from the even value we read to the next, odd, value. If it fails, another
+   transaction got in first: *abort* (counted) and start again from the read phase.
+3. **Write phase.** Having won the CAS, we alone may write: change the ring buffer, then publish
+   the next even version. A reader that sees an odd version knows a write is in flight and
+   backs off (also an abort).
+
+Optimism pays when conflicts are rare: no thread ever blocks another, a transaction just redoes
+its cheap read phase. Under heavy contention it wastes work on aborts, which the counters show.
+The version lives in a ``cereggii.AtomicInt64``; waiting for room or for a URL, which no
+validation can cure, polls with :class:`~frontier.waiting.Backoff`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from cereggii import AtomicInt64
+
+from frontier.contract import (
+    DEFAULT_CAPACITY,
+    Closed,
+    Empty,
+    FrontierStats,
+    Full,
+    PerThreadStats,
+    check_capacity,
+    register,
+)
+from frontier.storage import RingBuffer
+from frontier.waiting import Backoff
+
+__all__ = ["OptimisticFrontier"]
+
+
+@register
+class OptimisticFrontier:
+    """Bounded FIFO ring buffer under optimistic concurrency control. O(1) per attempt;
+    thread-safe; a thread can be made to retry, never to wait for a lock."""
+
+    name = "optimistic"
+    description = "bounded ring buffer, optimistic concurrency control: read, validate, write"
+    ordering = "fifo"
+    correct = True
+    bounded = True
+
+    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        self.capacity = check_capacity(capacity)
+        self._buffer = RingBuffer(self.capacity)  # written only in a write phase
+        # version: even = stable; odd = a write phase is in flight. Every commit adds 2.
+        self._version = AtomicInt64(0)
+        self._closed = False
+        self._counters = PerThreadStats()
+
+    def _begin_write(self, mine: FrontierStats) -> int | None:
+        """Read phase prologue: the current even version, or ``None`` (an abort, after
+        yielding the GIL to the writer) when a write is in flight."""
+        v = self._version.get()
+        if v & 1:
+            mine.optimistic_aborts += 1
+            time.sleep(0)  # let the writer finish its write phase
+            return None
+        return v
+
+    def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
+        """Validate-and-write; polls while full (:class:`Full` on timeout); :class:`Closed`
+        after close."""
+        mine = self._counters.mine()
+        backoff = None
+        while True:
+            if self._closed:
+                raise Closed(self.name)
+            v = self._begin_write(mine)
+            if v is None:
+                continue
+            if self._buffer.count >= self.capacity:  # read phase: no room
+                backoff = backoff or Backoff(timeout)
+                if not backoff.pause():
+                    raise Full
+                mine.condition_waits += 1
+                continue
+            if not self._version.compare_and_set(v, v + 1):  # validation
+                mine.optimistic_aborts += 1
+                continue
+            self._buffer.push(url)  # write phase: exclusive until the version is even again
+            self._version.set(v + 2)
+            mine.puts += 1
+            return
+
+    def _take(self, mine: FrontierStats, r: int) -> list[str]:
+        """One transaction taking up to ``r`` URLs; retries until it commits or finds none."""
+        while True:
+            v = self._begin_write(mine)
+            if v is None:
+                continue
+            if self._buffer.count == 0:
+                return []
+            if not self._version.compare_and_set(v, v + 1):
+                mine.optimistic_aborts += 1
+                continue
+            urls = self._buffer.pop_many(r)
+            self._version.set(v + 2)
+            mine.gets += len(urls)
+            return urls  # type: ignore[return-value]
+
+    def get(self, timeout: float | None = None) -> str | None:
+        """Validate-and-take; polls while empty and open (:class:`Empty` on timeout);
+        ``None`` once closed and drained."""
+        mine = self._counters.mine()
+        backoff = None
+        while True:
+            closed = self._closed  # read before looking: a put may land just before close
+            urls = self._take(mine, 1)
+            if urls:
+                return urls[0]
+            if closed:
+                return None
+            backoff = backoff or Backoff(timeout)
+            if not backoff.pause():
+                raise Empty
+            mine.condition_waits += 1
+
+    def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
+        """One transaction per pair (each may poll for room)."""
+        for url, priority in pairs:
+            self.put(url, priority)
+
+    def get_many(self, r: int) -> list[str]:
+        """Extract up to ``r`` URLs in one transaction; never waits for URLs."""
+        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
+            raise ValueError(f"r must be a non-negative integer, got {r!r}")
+        return self._take(self._counters.mine(), r) if r else []
+
+    def close(self) -> None:
+        """Refuse further puts; pollers notice within one backoff pause. Idempotent."""
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def stats(self) -> FrontierStats:
+        """Sum of the per-thread counters (a snapshot)."""
+        return self._counters.total()
+
+    def __len__(self) -> int:
+        """URLs in the buffer, read outside any transaction: a snapshot."""
+        return self._buffer.count
+
+    def _check(self) -> None:
+        """Assert the buffer's invariant and a stable (even) version (when quiescent)."""
+        assert self._version.get() % 2 == 0, "a write phase never finished"
+        self._buffer._check()

@@ -1,0 +1,1 @@
+"""Lab scripts: each reproduces a figure or table of the papers."""

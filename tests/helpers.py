@@ -1,0 +1,36 @@
+"""Helpers shared by the tests: frontier lists, and threads with bounded waits."""
+
+from __future__ import annotations
+
+import threading
+
+import frontier
+
+ALL = frontier.names()
+CORRECT = [n for n in ALL if frontier.info(n).correct]
+BOUNDED = [n for n in ALL if frontier.info(n).bounded]
+
+
+def make(name: str, capacity: int | None = None):
+    """A fresh frontier; ``capacity`` is passed only to bounded ones."""
+    if capacity is not None and frontier.info(name).bounded:
+        return frontier.create(name, capacity=capacity)
+    return frontier.create(name)
+
+
+def start_thread(target, *args) -> threading.Thread:
+    """Start a daemon thread (a stuck one can never keep pytest alive)."""
+    t = threading.Thread(target=target, args=args, daemon=True)
+    t.start()
+    return t
+
+
+def join_all(threads, timeout: float) -> None:
+    """Join every thread within ``timeout`` seconds in all; fail (never hang) if one is stuck."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+    stuck = [t.name for t in threads if t.is_alive()]
+    assert not stuck, f"threads still running after {timeout} s (deadlock?): {stuck}"

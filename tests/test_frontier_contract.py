@@ -1,0 +1,220 @@
+"""The conformance suite: every registered frontier keeps the contract of frontier.contract.
+
+Parametrized over ``frontier.names()``: registering a frontier is enough to have it tested.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+import frontier
+from tests.helpers import BOUNDED, join_all, make, start_thread
+
+FIXED_NAMES = {"unsynchronized", "lockfree", "optimistic", "semaphore", "monitor", "coarse", "fine"}
+
+
+def test_registry_has_the_fixed_names():
+    assert FIXED_NAMES <= set(frontier.names())
+
+
+def test_describe_gives_one_line_each():
+    for name, description in frontier.describe():
+        assert name in frontier.names()
+        assert description and "\n" not in description
+
+
+def test_unknown_name_lists_valid_names():
+    with pytest.raises(frontier.UnknownFrontier) as err:
+        frontier.create("no-such-frontier")
+    for name in frontier.names():
+        assert name in str(err.value)
+
+
+def test_class_attributes(name):
+    cls = frontier.info(name)
+    assert cls.name == name
+    assert cls.ordering in ("fifo", "priority")
+    assert isinstance(cls.correct, bool) and isinstance(cls.bounded, bool)
+    assert isinstance(frontier.create(name), frontier.Frontier)
+
+
+def test_one_in_one_out(name):
+    f = make(name)
+    f.put("http://a.test/", 1.0)
+    assert len(f) == 1
+    assert f.get() == "http://a.test/"
+    assert len(f) == 0
+    f._check()
+
+
+def test_order(name):
+    f = make(name, capacity=10)
+    urls = [f"http://a.test/{i}" for i in range(8)]
+    priorities = [3.0, 1.0, 7.0, 5.0, 0.0, 6.0, 2.0, 4.0]
+    for url, p in zip(urls, priorities):
+        f.put(url, p)
+    out = [f.get() for _ in urls]
+    if f.ordering == "fifo":
+        assert out == urls
+    else:
+        assert out == [u for _, u in sorted(zip(priorities, urls), reverse=True)]
+    f._check()
+
+
+def test_bulk_operations(name):
+    f = make(name, capacity=20)
+    pairs = [(f"http://b.test/{i}", float(i % 5)) for i in range(12)]
+    f.put_many(pairs)
+    assert len(f) == 12
+    assert f.get_many(0) == []
+    first = f.get_many(5)
+    rest = f.get_many(100)  # more than there is: takes what there is
+    assert len(first) == 5 and len(rest) == 7
+    assert sorted(first + rest) == sorted(u for u, _ in pairs)
+    if f.ordering == "fifo":
+        assert first + rest == [u for u, _ in pairs]
+    assert f.get_many(3) == []
+    f.put_many([])
+    assert len(f) == 0
+    f._check()
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "3", None])
+def test_get_many_rejects_bad_r(name, bad):
+    with pytest.raises(ValueError, match="r must be"):
+        make(name).get_many(bad)
+
+
+def test_stats_count_puts_and_gets(name):
+    f = make(name)
+    for i in range(5):
+        f.put(f"u{i}")
+    f.get()
+    f.get_many(2)
+    s = f.stats
+    assert (s.puts, s.gets) == (5, 3)
+    assert set(s.as_dict()) >= {"lock_acquisitions", "lock_waits", "cas_retries",
+                                "optimistic_aborts", "races_detected"}
+
+
+def test_get_timeout_on_empty_raises_empty(name):
+    f = make(name)
+    t0 = time.monotonic()
+    with pytest.raises(frontier.Empty):
+        f.get(timeout=0.05)
+    assert 0.04 <= time.monotonic() - t0 < 2.0
+
+
+def test_close_wakes_a_blocked_get(name):
+    f = make(name)
+    result = []
+    t = start_thread(lambda: result.append(f.get()))
+    time.sleep(0.05)  # let it block
+    f.close()
+    join_all([t], timeout=5)
+    assert result == [None]
+
+
+def test_close_then_get_drains_then_returns_none(name):
+    f = make(name)
+    f.put("x")
+    f.put("y")
+    f.close()
+    assert f.closed
+    assert sorted([f.get(), f.get()]) == ["x", "y"]
+    t0 = time.monotonic()
+    assert f.get() is None  # at once, not after a wait
+    assert time.monotonic() - t0 < 1.0
+    f.close()  # idempotent
+
+
+def test_put_after_close_is_an_error(name):
+    f = make(name)
+    f.close()
+    with pytest.raises(frontier.Closed, match="closed"):
+        f.put("x")
+    with pytest.raises(frontier.Closed):
+        f.put_many([("x", 0.0)])
+
+
+@pytest.mark.parametrize("name", BOUNDED)
+def test_bounded_default_capacity_is_the_papers(name):
+    assert frontier.create(name).capacity == frontier.DEFAULT_CAPACITY == 30
+
+
+@pytest.mark.parametrize("name", BOUNDED)
+def test_put_on_full_times_out(name):
+    f = frontier.create(name, capacity=2)
+    f.put("a")
+    f.put("b")
+    t0 = time.monotonic()
+    with pytest.raises(frontier.Full):
+        f.put("c", timeout=0.05)
+    assert 0.04 <= time.monotonic() - t0 < 2.0
+    assert len(f) == 2
+
+
+@pytest.mark.parametrize("name", BOUNDED)
+def test_blocked_put_proceeds_when_room_is_made(name):
+    f = frontier.create(name, capacity=1)
+    f.put("a")
+    t = start_thread(f.put, "b")
+    time.sleep(0.05)
+    assert f.get() == "a"
+    join_all([t], timeout=5)
+    assert f.get(timeout=1) == "b"
+
+
+@pytest.mark.parametrize("name", [n for n in BOUNDED if frontier.info(n).correct])
+def test_close_wakes_a_blocked_put_with_closed(name):
+    f = frontier.create(name, capacity=1)
+    f.put("a")
+    errors = []
+
+    def producer():
+        try:
+            f.put("b")
+        except frontier.Closed as exc:
+            errors.append(exc)
+
+    t = start_thread(producer)
+    time.sleep(0.05)
+    f.close()
+    join_all([t], timeout=5)
+    assert len(errors) == 1
+
+
+@pytest.mark.parametrize("name", BOUNDED)
+@pytest.mark.parametrize("bad", [0, -3, 2.5, "30", True])
+def test_bad_capacity_is_a_value_error_naming_it(name, bad):
+    with pytest.raises(ValueError, match="capacity"):
+        frontier.create(name, capacity=bad)
+
+
+@pytest.mark.parametrize("name", [n for n in frontier.names() if not frontier.info(n).bounded])
+def test_unbounded_frontiers_refuse_a_capacity(name):
+    with pytest.raises(ValueError, match="capacity"):
+        frontier.create(name, capacity=10)
+
+
+@pytest.mark.parametrize("name", [n for n in frontier.names() if frontier.info(n).ordering == "priority"])
+@pytest.mark.parametrize("bad", [math.nan, "high", None, [1]])
+def test_priority_frontiers_reject_bad_priorities(name, bad):
+    f = frontier.create(name)
+    with pytest.raises(ValueError, match="priority"):
+        f.put("x", bad)
+    with pytest.raises(ValueError, match="priority"):
+        f.put_many([("y", 1.0), ("x", bad)])
+
+
+def test_check_priority():
+    from frontier.contract import check_priority
+
+    assert check_priority(3) == 3.0
+    assert check_priority(-math.inf) == -math.inf
+    for bad in (math.nan, "1", None, True):
+        with pytest.raises(ValueError):
+            check_priority(bad)
