@@ -124,16 +124,22 @@ def main(argv=None) -> int:
         table.append(line)
     lab.table(table)
 
-    fig, ax = lab.figure("Frontier put+get throughput", "threads", "put+get pairs per second")
+    fig, (ax, rax) = lab.figure(
+        "Frontier put+get throughput", "threads", "put+get pairs per second (log)", ncols=2
+    )
+    rax.set_ylabel("ratio against queue.Queue, same run (log)")
     for name in names:
-        xs = [r["threads"] for r in rows if r["frontier"] == name]
-        ys = [r["pairs_per_second"] for r in rows if r["frontier"] == name]
+        mine = [r for r in rows if r["frontier"] == name]
+        xs = [r["threads"] for r in mine]
         style = "--" if name in BASELINES else "-"
-        ax.plot(xs, ys, style, marker="o", label=name)
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(THREADS, [str(t) for t in THREADS])
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, ncols=2)
+        ax.plot(xs, [r["pairs_per_second"] for r in mine], style, marker="o", label=name)
+        rax.plot(xs, [r["ratio_vs_queue"] for r in mine], style, marker="o", label=name)
+    for a in (ax, rax):
+        a.set_xscale("log", base=2)
+        a.set_yscale("log")
+        a.set_xticks(THREADS, [str(t) for t in THREADS])
+    rax.axhline(1.0, color="0.3", linewidth=0.8)
+    ax.legend(fontsize=7, ncols=2)
     lab.save(fig)
     return lab.done()
 
