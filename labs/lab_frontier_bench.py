@@ -20,6 +20,7 @@ import threading
 import time
 
 import frontier
+from frontier.contract import check_capacity
 from labs.harness import Lab
 
 THREADS = (1, 2, 4, 8, 16)
@@ -93,16 +94,39 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30) -> dict
     return row
 
 
+def _flags(parser) -> None:
+    parser.add_argument(
+        "--frontier", action="append", metavar="NAME",
+        help="measure only this frontier (repeatable; default: all, see `crawlab frontiers`)",
+    )
+    parser.add_argument(
+        "--capacity", type=int, default=frontier.DEFAULT_CAPACITY,
+        help="capacity of the bounded frontiers and of queue.Queue (default: 30)",
+    )
+    parser.add_argument(
+        "--threads", type=int, action="append", metavar="T",
+        help=f"thread counts to measure (repeatable; default: {' '.join(map(str, THREADS))})",
+    )
+
+
 def main(argv=None) -> int:
-    lab = Lab("frontier-bench", __doc__, argv)
+    lab = Lab("frontier-bench", __doc__, argv, extra=_flags)
+    chosen = lab.args.frontier or frontier.names()
+    for name in chosen:
+        frontier.info(name)  # UnknownFrontier (one line, exit 2) before any work
+    capacity = check_capacity(lab.args.capacity)
+    thread_counts = sorted(set(lab.args.threads or THREADS))
+    if thread_counts[0] < 1:
+        raise ValueError(f"threads must be at least 1, got {thread_counts[0]}")
     seconds = 0.4 if lab.quick else 1.0
     repeats = 2 if lab.quick else 3
-    names = [*BASELINES, *frontier.names()]
+    names = [*BASELINES, *chosen]
     runs: dict[tuple[str, int], list[dict]] = {}
     for _ in range(repeats):  # rounds outermost, so slow drift of the machine hits all alike
-        for threads in THREADS:
+        for threads in thread_counts:
             for name in names:
-                runs.setdefault((name, threads), []).append(measure(name, threads, seconds))
+                cell = measure(name, threads, seconds, capacity)
+                runs.setdefault((name, threads), []).append(cell)
     rows = []
     for (name, threads), cell in runs.items():
         best = max(cell, key=lambda r: r["pairs_per_second"])
@@ -137,7 +161,7 @@ def main(argv=None) -> int:
     for a in (ax, rax):
         a.set_xscale("log", base=2)
         a.set_yscale("log")
-        a.set_xticks(THREADS, [str(t) for t in THREADS])
+        a.set_xticks(thread_counts, [str(t) for t in thread_counts])
     rax.axhline(1.0, color="0.3", linewidth=0.8)
     ax.legend(fontsize=7, ncols=2)
     lab.save(fig)

@@ -1,0 +1,65 @@
+"""The command line: listings work, and bad input is one line on stderr with exit status 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import frontier
+from crawlers.cli import main
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    """``python -m crawlers ARGS`` in a subprocess (so exit codes and stderr are real)."""
+    return subprocess.run(
+        [sys.executable, "-m", "crawlers", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_frontiers_lists_every_name_with_a_description(capsys):
+    assert main(["frontiers"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in out] == frontier.names()
+    assert "RACY" in out[frontier.names().index("unsynchronized")]
+
+
+def test_lab_list_names_the_frontier_benchmark(capsys):
+    assert main(["lab", "--list"]) == 0
+    assert "frontier-bench" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["lab", "no-such-lab"], "unknown lab 'no-such-lab'; valid labs:"),
+        (["lab", "frontier-bench", "--frontier", "nope"], "unknown frontier 'nope'; valid names:"),
+        (["lab", "frontier-bench", "--capacity", "0"], "capacity must be a positive integer"),
+        (["lab", "frontier-bench", "--capacity", "-4"], "capacity must be a positive integer"),
+        (["lab", "frontier-bench", "--capacity", "ten"], "invalid int value: 'ten'"),
+        (["lab", "frontier-bench", "--threads", "0"], "threads must be at least 1"),
+        (["lab", "frontier-bench", "--bogus"], "unrecognized arguments: --bogus"),
+        (["no-such-command"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
+    result = run(*args, *(["--out", str(tmp_path)] if args[0] == "lab" and len(args) > 2 else []))
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert message in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_the_benchmark_runs_end_to_end(tmp_path):
+    """A tiny run writes its CSV and PNG, and the baseline ratio column is there."""
+    result = run(
+        "lab", "frontier-bench", "--quick", "--out", str(tmp_path),
+        "--frontier", "monitor", "--threads", "1", "--threads", "2",
+    )
+    assert result.returncode == 0, result.stderr
+    csv = (tmp_path / "frontier-bench" / "frontier-bench.csv").read_text()
+    assert "ratio_vs_queue" in csv and "machine_gil" in csv
+    assert (tmp_path / "frontier-bench" / "frontier-bench.png").stat().st_size > 10_000
+    assert "monitor" in result.stdout and "queue.SimpleQueue" in result.stdout
