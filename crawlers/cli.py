@@ -6,6 +6,7 @@ Subcommands::
     crawlab lab --list           list the labs
     crawlab lab NAME [FLAGS]     run a lab (FLAGS: --quick --out DIR --seed N, and its own)
     crawlab serve [FLAGS]        serve the generated web (and directories) on 127.0.0.1
+    crawlab crawl [FLAGS]        crawl with r robot threads sharing one frontier
 
 Bad input never ends in a traceback: it prints one line ``crawlab: error: ...`` to standard
 error and exits with status 2.
@@ -57,6 +58,156 @@ def _cmd_lab(args: argparse.Namespace) -> int:
     return run_lab(args.name, args.lab_args)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0:  # also rejects NaN
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be positive, got 0")
+    return value
+
+
+def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
+    import frontier
+    from crawlers.crawl import POLICIES
+
+    g = p.add_argument_group("frontier and robots")
+    g.add_argument("--frontier", default="monitor", metavar="NAME",
+                   help="frontier strategy (see `crawlab frontiers`; default: monitor)")
+    g.add_argument("--threads", type=_positive_int, default=8, metavar="R",
+                   help="robot threads (default: 8)")
+    g.add_argument("--capacity", type=_positive_int, default=frontier.DEFAULT_CAPACITY,
+                   help="capacity of a bounded frontier (default: 30, the paper's)")
+    g.add_argument("--when-full", choices=POLICIES, default="spill",
+                   help="full bounded frontier: block (the paper's; can deadlock), spill to an "
+                   "overflow store, or drop (default: spill)")
+    g.add_argument("--watchdog", type=_positive, default=2.0, metavar="S",
+                   help="report a deadlock when every robot is blocked this long (default: 2 s)")
+    g = p.add_argument_group("when to stop")
+    g.add_argument("--seconds", type=_positive, metavar="S",
+                   help="time slice (the paper's was 3 s); default: until the web is exhausted")
+    g.add_argument("--max-pages", type=_positive_int, metavar="N", help="page budget")
+    g = p.add_argument_group("the web")
+    g.add_argument("--sim", action="store_true",
+                   help="simulated fetcher over the generated web (no sockets, no parsing)")
+    g.add_argument("--seed-url", action="append", default=[], metavar="URL",
+                   help="crawl these sites instead (repeatable; real sites politely)")
+    g.add_argument("--pages", type=_positive_int, default=2000, help="generated web size")
+    g.add_argument("--sites", type=_positive_int, default=20, help="generated web sites")
+    g.add_argument("--seed", type=int, default=1, help="generated web seed (default: 1)")
+    g.add_argument("--latency", type=_non_negative, default=0.02, metavar="S",
+                   help="mean injected latency per page (default: 0.02 s)")
+    g.add_argument("--jitter", type=_non_negative, metavar="S",
+                   help="latency jitter half-width (default: latency / 2)")
+    g.add_argument("--parser", choices=("lxml", "bs4"), default="lxml",
+                   help="link extractor for real HTML (default: lxml)")
+    g.add_argument("--politeness", type=_non_negative, default=1.0, metavar="S",
+                   help="delay between requests to one site, --seed-url only (default: 1 s)")
+    g = p.add_argument_group("output")
+    g.add_argument("--json", action="store_true", help="print one JSON object, no progress")
+    g.add_argument("--out", metavar="DIR",
+                   help="write pages.jsonl, edges.txt and summary.json to DIR as the crawl goes")
+
+
+def _cmd_crawl(args: argparse.Namespace) -> int:
+    import json
+
+    import frontier
+    from crawlers.crawl import Crawler
+    from crawlers.output import CrawlOutput
+    from crawlers.targets import WebOptions, open_target
+
+    cls = frontier.info(args.frontier)
+    f = frontier.create(args.frontier, capacity=args.capacity) if cls.bounded else frontier.create(
+        args.frontier)
+    kind = "urls" if args.seed_url else ("sim" if args.sim else "served")
+    opts = WebOptions(
+        kind=kind, pages=args.pages, sites=args.sites, seed=args.seed, latency=args.latency,
+        jitter=args.jitter, seed_urls=args.seed_url, parser=args.parser,
+        politeness=args.politeness, threads=args.threads,
+    )
+    sink = CrawlOutput(args.out) if args.out else None
+    report = None
+    try:
+        with open_target(opts) as target:
+            crawler = Crawler(
+                target.fetcher, f, target.seeds, threads=args.threads, when_full=args.when_full,
+                in_scope=target.in_scope, robots_allowed=target.robots_allowed,
+                politeness_wait=target.politeness_wait, sink=sink,
+                ground_truth=target.truth, watchdog=args.watchdog,
+            )
+            progress = None if args.json else _progress_printer()
+            if not args.json:
+                print(f"crawling {target.description} with {args.threads} robots on "
+                      f"'{args.frontier}'", file=sys.stderr)
+            report = crawler.run(seconds=args.seconds, max_pages=args.max_pages,
+                                 progress=progress)
+    finally:
+        if sink is not None:
+            sink.close(report.as_json() if report is not None else None)
+    if args.json:
+        print(json.dumps(report.as_json()))
+    else:
+        print(file=sys.stderr)
+        _print_report(report)
+    return 0
+
+
+def _progress_printer():
+    def show(r) -> None:
+        if sys.stderr.isatty():
+            print(f"\r{r.pages_fetched:8d} pages  {r.pages_per_second:8.1f} pages/s  "
+                  f"{r.seconds:6.1f} s", end="", file=sys.stderr, flush=True)
+
+    return show
+
+
+def _print_report(r) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"crawl: {r.frontier}, {r.threads} robots", show_header=False)
+    pct = (lambda x: "n/a" if x is None else f"{x:.3f}")
+    rows = [
+        ("stopped by", r.stopped_by + ("  (DEADLOCK: every robot blocked in put)"
+                                       if r.deadlock else "")),
+        ("seconds", f"{r.seconds:.2f}"),
+        ("pages fetched N", str(r.pages_fetched)),
+        ("unique pages I", str(r.unique_pages)),
+        ("overlap (N-I)/I", f"{r.overlap:.3f}"),
+        ("coverage I/U", pct(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")),
+        ("quality vs PageRank", pct(r.quality)),
+        ("pages per second", f"{r.pages_per_second:.1f}"),
+        ("pages per thread", " ".join(map(str, r.pages_per_thread))),
+        ("errors", ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "none"),
+        ("URLs spilled / dropped / lost", f"{r.urls_spilled} / {r.urls_dropped} / {r.urls_lost}"),
+        ("visited-set races", str(r.visited_races)),
+    ]
+    stats = {k: v for k, v in r.frontier_stats.items() if v}
+    rows.append(("frontier counters", ", ".join(f"{k} {v}" for k, v in stats.items())))
+    for k, v in rows:
+        table.add_row(k, v)
+    Console().print(table)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     import frontier
 
@@ -75,6 +226,10 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", help="the lab to run (see --list)")
     p.add_argument("lab_args", nargs=argparse.REMAINDER, help="flags for the lab")
     p.set_defaults(run=_cmd_lab)
+
+    p = sub.add_parser("crawl", help="crawl with R robot threads sharing one frontier")
+    _add_crawl_arguments(p)
+    p.set_defaults(run=_cmd_crawl)
 
     try:
         from crawlers import server

@@ -1,0 +1,410 @@
+"""The threaded crawler: r robot threads sharing one frontier of any kind.
+
+Each robot repeats: take a URL from the frontier, fetch it, keep the links that are in scope and
+new (the visited set's atomic claim), put them back. The crawler contains no HTTP and no parsing:
+the :class:`~crawlers.fetch.Fetcher` it is given does both.
+
+Termination is detected by counting outstanding work. ``pending`` is the number of URLs that
+were claimed but not yet fully processed (waiting in the frontier, spilled, or being fetched).
+It goes up *before* a URL is enqueued and down only *after* its links were enqueued, so it is 0
+exactly when every robot is idle and the frontier is empty: never early, never late. A frontier
+that loses URLs (``unsynchronized``) would keep ``pending`` above 0 for ever, so the crawler also
+stops when every robot has been idle on an empty frontier for a while, and reports the loss.
+
+Full-frontier policies (``when_full``):
+
+``block``
+    the paper's: a robot waits for room. Robots are producers *and* consumers, so when every
+    robot waits to put, none is left to get: a deadlock. A watchdog notices that every robot has
+    been blocked for ``watchdog`` seconds, and ends the crawl with ``deadlock=True``.
+``spill``
+    URLs that do not fit go to an unbounded overflow store, refilled into the frontier as room
+    appears; nothing is lost.
+``drop``
+    URLs that do not fit are dropped and counted.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import frontier as frontier_pkg
+from crawlers.fetch import Fetcher, FetchResult
+from crawlers.opic import Opic
+from crawlers.visited import RacyVisitedSet, VisitedSet
+
+__all__ = ["POLICIES", "CrawlReport", "Crawler", "GroundTruth"]
+
+POLICIES = ("block", "spill", "drop")
+_POLL = 0.05  # seconds a robot waits in get/put before looking at the stop flag again
+
+IDLE, BUSY, BLOCKED = "idle", "busy", "blocked"
+
+
+class GroundTruth:
+    """What is known about the web being crawled: its size U and PageRank, for coverage and
+    quality. ``page_of(url)`` maps a URL to a page index (``None`` if not a page of the web)."""
+
+    def __init__(self, size: int, pagerank: Any, page_of: Callable[[str], int | None]) -> None:
+        self.size = size
+        self.pagerank = pagerank
+        self.page_of = page_of
+
+    def quality(self, fetched: Iterable[str]) -> float:
+        """``|A ∩ P| / |P|``: the share of the |A| highest-PageRank pages among the crawled set A."""
+        import numpy as np
+
+        pages = {p for p in (self.page_of(u) for u in fetched) if p is not None}
+        if not pages:
+            return 0.0
+        top = np.argpartition(-np.asarray(self.pagerank), len(pages) - 1)[: len(pages)]
+        return len(pages.intersection(top.tolist())) / len(pages)
+
+
+@dataclass
+class CrawlReport:
+    """What a crawl did. ``pages_fetched`` N counts every fetch, ``unique_pages`` I the distinct
+    URLs fetched, ``duplicates`` = N - I (repeated work), ``overlap`` = (N - I) / I."""
+
+    frontier: str
+    threads: int
+    seconds: float = 0.0
+    pages_fetched: int = 0
+    unique_pages: int = 0
+    duplicates: int = 0
+    overlap: float = 0.0
+    errors: dict[str, int] = field(default_factory=dict)
+    pages_per_second: float = 0.0
+    pages_per_thread: list[int] = field(default_factory=list)
+    coverage: float | None = None
+    quality: float | None = None
+    web_size: int | None = None
+    links_found: int = 0
+    urls_dropped: int = 0
+    urls_spilled: int = 0
+    urls_lost: int = 0
+    visited_races: int = 0
+    stopped_by: str = ""
+    deadlock: bool = False
+    frontier_stats: dict[str, int] = field(default_factory=dict)
+    timeline: list[tuple[float, str]] = field(default_factory=list, repr=False)
+
+    def as_json(self) -> dict[str, Any]:
+        """The report as a JSON-ready dict (without the timeline)."""
+        d = asdict(self)
+        d.pop("timeline")
+        return d
+
+
+class Crawler:
+    """Crawl with ``threads`` robots sharing ``frontier``. One ``run()`` per crawler.
+
+    ``fetcher`` fetches and extracts links (thread-safe); ``in_scope(url)`` filters links
+    (default: all); ``robots_allowed(url)`` and ``politeness_wait(url)`` are optional hooks;
+    ``sink`` receives each :class:`FetchResult` and its new links (``sink.page(result)``,
+    ``sink.edges(url, links)``; it must be thread-safe). ``ground_truth`` enables coverage and
+    quality. ``timeline=True`` records ``(elapsed, url)`` for every fetch.
+    """
+
+    def __init__(
+        self,
+        fetcher: Fetcher,
+        frontier: Any,
+        seeds: Iterable[str],
+        *,
+        threads: int = 8,
+        when_full: str = "block",
+        in_scope: Callable[[str], bool] | None = None,
+        robots_allowed: Callable[[str], bool] | None = None,
+        politeness_wait: Callable[[str], Any] | None = None,
+        sink: Any = None,
+        ground_truth: GroundTruth | None = None,
+        watchdog: float = 2.0,
+        timeline: bool = False,
+    ) -> None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        if when_full not in POLICIES:
+            raise ValueError(f"when_full must be one of {', '.join(POLICIES)}, got {when_full!r}")
+        self.fetcher = fetcher
+        self.frontier = frontier
+        self.seeds = list(dict.fromkeys(seeds))
+        self.threads = threads
+        self.when_full = when_full
+        self.in_scope = in_scope
+        self.robots_allowed = robots_allowed
+        self.politeness_wait = politeness_wait
+        self.sink = sink
+        self.truth = ground_truth
+        self.watchdog = watchdog
+        self.record_timeline = timeline
+        self.priority = frontier.ordering == "priority"
+        self.visited = RacyVisitedSet() if not frontier.correct else VisitedSet()
+        self.opic = Opic(self.seeds) if self.priority else None
+        self._spill: deque[tuple[str, float]] = deque()  # overflow of the `spill` policy
+        self._stop = threading.Event()
+        self._stopped_by = ""
+        # _work_lock guards pending, the budget, and every counter below.
+        self._work_lock = threading.Lock()
+        self._pending = 0
+        self._budget: int | None = None
+        self._started = 0
+        self._fetched: set[str] = set()
+        self._n = 0
+        self._errors: Counter[str] = Counter()
+        self._per_thread = [0] * threads
+        self._links = self._dropped = self._spilled = 0
+        self._timeline: list[tuple[float, str]] = []
+        self._state = [IDLE] * threads  # each robot writes only its own entry
+        self._since = [0.0] * threads  # when the robot entered its state
+        self._deadlock = False
+        self._t0 = 0.0
+
+    # -- the robots ---------------------------------------------------------------------------
+
+    def _finish(self, reason: str) -> None:
+        if not self._stop.is_set():
+            self._stopped_by = reason
+            self._stop.set()
+
+    def _set_state(self, i: int | None, state: str) -> None:
+        if i is not None and self._state[i] != state:
+            self._state[i] = state
+            self._since[i] = time.monotonic()
+
+    def _done(self, n: int = 1) -> None:
+        """``n`` claimed URLs are fully processed (or dropped)."""
+        with self._work_lock:
+            self._pending -= n
+            if self._pending <= 0:
+                self._finish("exhausted")
+
+    def _next_url(self, i: int) -> str | None:
+        """A URL to crawl, or ``None`` (look at the stop flag and come back)."""
+        self._set_state(i, IDLE)
+        if self._spill:
+            self._refill()
+        try:
+            url = self.frontier.get(timeout=_POLL)
+        except frontier_pkg.Empty:
+            try:
+                url, _ = self._spill.popleft()
+            except IndexError:
+                return None
+        if url is None:  # closed and drained
+            self._stop.wait(_POLL)
+            return None
+        self._set_state(i, BUSY)
+        return url
+
+    def _refill(self) -> None:
+        """Move spilled URLs back into the frontier while it has room."""
+        while True:
+            try:
+                url, p = self._spill.popleft()
+            except IndexError:
+                return
+            try:
+                self.frontier.put(url, p, timeout=0)
+            except frontier_pkg.Full:
+                self._spill.appendleft((url, p))
+                return
+            except frontier_pkg.Closed:
+                return
+
+    def _enqueue(self, i: int | None, pairs: list[tuple[str, float]]) -> None:
+        if not pairs:
+            return
+        with self._work_lock:
+            self._pending += len(pairs)
+        f = self.frontier
+        if not f.bounded:
+            try:
+                f.put_many(pairs)
+            except frontier_pkg.Closed:
+                pass
+            return
+        for k, (url, p) in enumerate(pairs):
+            if self.when_full == "block":
+                while True:
+                    try:
+                        f.put(url, p, timeout=_POLL)
+                        break
+                    except frontier_pkg.Full:
+                        self._set_state(i, BLOCKED)
+                        if self._stop.is_set():
+                            return
+                    except frontier_pkg.Closed:
+                        return
+                self._set_state(i, BUSY)
+            else:
+                try:
+                    f.put(url, p, timeout=0)
+                except frontier_pkg.Full:
+                    if self.when_full == "spill":
+                        self._spill.append((url, p))
+                        with self._work_lock:
+                            self._spilled += 1
+                    else:
+                        with self._work_lock:
+                            self._dropped += 1
+                        self._done()
+                except frontier_pkg.Closed:
+                    return
+
+    def _take_budget(self) -> bool:
+        with self._work_lock:
+            if self._budget is not None and self._started >= self._budget:
+                self._finish("max-pages")
+                return False
+            self._started += 1
+            return True
+
+    def _process(self, i: int, url: str) -> None:
+        if self.robots_allowed is not None and not self.robots_allowed(url):
+            result = FetchResult(url=url, final_url=url, error="robots")
+        else:
+            if self.politeness_wait is not None:
+                self.politeness_wait(url)
+            result = self.fetcher.fetch(url)
+        links = result.links
+        if self.in_scope is not None:
+            links = [u for u in links if self.in_scope(u)]
+        with self._work_lock:
+            self._n += 1
+            self._per_thread[i] += 1
+            self._fetched.add(url)
+            self._links += len(result.links)
+            if result.error:
+                self._errors[result.error] += 1
+            if self.record_timeline:
+                self._timeline.append((time.monotonic() - self._t0, url))
+        if self.sink is not None:
+            self.sink.page(result)
+            self.sink.edges(url, result.links)
+        if self.opic is not None:
+            cash = self.opic.credit(url, links)
+            new = [(u, c) for u, c in zip(links, cash) if self.visited.claim(u)]
+        else:
+            new = [(u, 0.0) for u in links if self.visited.claim(u)]
+        self._enqueue(i, new)
+
+    def _robot(self, i: int) -> None:
+        while not self._stop.is_set():
+            url = self._next_url(i)
+            if url is None:
+                continue
+            if not self._take_budget():
+                return
+            try:
+                self._process(i, url)
+            finally:
+                self._done()
+        self._set_state(i, IDLE)
+
+    # -- the conductor ------------------------------------------------------------------------
+
+    def _watch(self) -> None:
+        """Stop on deadlock (every robot blocked in put) or on a stall (every robot idle on an
+        empty frontier while URLs are still counted as pending: they were lost)."""
+        while not self._stop.wait(0.05):
+            now = time.monotonic()
+            states, since = list(self._state), list(self._since)
+            if all(s == BLOCKED for s in states):
+                if now - max(since) >= self.watchdog:
+                    self._deadlock = True
+                    self._finish("deadlock")
+            elif all(s == IDLE for s in states) and len(self.frontier) == 0 and not self._spill:
+                if now - max(since) >= max(0.5, 10 * _POLL):
+                    self._finish("stalled")
+
+    def run(
+        self,
+        seconds: float | None = None,
+        max_pages: int | None = None,
+        progress: Callable[[CrawlReport], None] | None = None,
+    ) -> CrawlReport:
+        """Crawl until the time slice ``seconds`` ends, ``max_pages`` fetches were made, the
+        web is exhausted, or a deadlock is detected. Ctrl-C (``KeyboardInterrupt``) stops the
+        crawl cleanly and still returns the report; ``progress`` is called about 5 times a
+        second with a partial report."""
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be positive, got {seconds!r}")
+        if max_pages is not None and max_pages < 1:
+            raise ValueError(f"max pages must be a positive integer, got {max_pages!r}")
+        self._budget = max_pages
+        self._t0 = time.monotonic()
+        seeds = [(u, self.opic.priority(u) if self.opic else 0.0) for u in self.seeds]
+        seeds = [(u, p) for u, p in seeds if self.visited.claim(u)]
+        if not seeds:
+            self._finish("exhausted")
+        robots = [
+            threading.Thread(target=self._robot, args=(i,), name=f"robot-{i}", daemon=True)
+            for i in range(self.threads)
+        ]
+        for t in robots:
+            t.start()
+        seeder = threading.Thread(target=self._enqueue, args=(None, seeds), daemon=True)
+        seeder.start()  # a full bounded frontier must not block the conductor
+        watchdog = threading.Thread(target=self._watch, name="watchdog", daemon=True)
+        watchdog.start()
+        deadline = None if seconds is None else self._t0 + seconds
+        try:
+            while not self._stop.is_set():
+                wait = 0.2 if deadline is None else min(0.2, deadline - time.monotonic())
+                if wait <= 0:
+                    self._finish("time")
+                    break
+                self._stop.wait(wait)
+                if progress is not None:
+                    progress(self._report())
+        except KeyboardInterrupt:
+            self._finish("interrupted")
+        finally:
+            self._stop.set()
+            elapsed = time.monotonic() - self._t0
+            self.frontier.close()
+            for t in [*robots, seeder, watchdog]:
+                t.join(timeout=max(5.0, 3 * self.watchdog))
+        return self._report(elapsed)
+
+    def _report(self, elapsed: float | None = None) -> CrawlReport:
+        final = elapsed is not None
+        elapsed = elapsed if final else time.monotonic() - self._t0
+        with self._work_lock:
+            n, unique = self._n, len(self._fetched)
+            r = CrawlReport(
+                frontier=self.frontier.name,
+                threads=self.threads,
+                seconds=round(elapsed, 4),
+                pages_fetched=n,
+                unique_pages=unique,
+                duplicates=n - unique,
+                overlap=(n - unique) / unique if unique else 0.0,
+                errors=dict(self._errors),
+                pages_per_second=n / elapsed if elapsed > 0 else 0.0,
+                pages_per_thread=list(self._per_thread),
+                links_found=self._links,
+                urls_dropped=self._dropped,
+                urls_spilled=self._spilled,
+                visited_races=self.visited.races,
+                stopped_by=self._stopped_by,
+                deadlock=self._deadlock,
+            )
+            fetched = list(self._fetched) if final else []
+            if final and self.record_timeline:
+                r.timeline = list(self._timeline)
+        if final:
+            if self._stopped_by == "stalled":
+                r.urls_lost = max(self._pending, 0)
+            r.frontier_stats = self.frontier.stats.as_dict()
+            if self.truth is not None:
+                r.web_size = self.truth.size
+                r.coverage = unique / self.truth.size if self.truth.size else None
+                r.quality = self.truth.quality(fetched)
+        return r
