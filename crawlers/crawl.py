@@ -85,6 +85,7 @@ class CrawlReport:
     quality: float | None = None
     web_size: int | None = None
     links_found: int = 0
+    urls_discovered: int = 0
     urls_dropped: int = 0
     urls_spilled: int = 0
     urls_lost: int = 0
@@ -390,6 +391,7 @@ class Crawler:
                 pages_per_second=n / elapsed if elapsed > 0 else 0.0,
                 pages_per_thread=list(self._per_thread),
                 links_found=self._links,
+                urls_discovered=len(self.visited),
                 urls_dropped=self._dropped,
                 urls_spilled=self._spilled,
                 visited_races=self.visited.races,

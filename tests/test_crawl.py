@@ -1,0 +1,160 @@
+"""The threaded crawler: exactly-once crawling, termination, the deadlock watchdog, output that
+survives an interruption, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import frontier
+from crawlers import webgen
+from crawlers.crawl import Crawler, GroundTruth
+from crawlers.simfetch import SimulatedFetcher
+from tests.helpers import CORRECT
+
+
+def _crawler(name: str, threads: int, web, latency: float = 0.0, **options) -> Crawler:
+    cls = frontier.info(name)
+    f = frontier.create(name, capacity=30) if cls.bounded else frontier.create(name)
+    fetcher = SimulatedFetcher(web, latency=latency, seed=1)
+    truth = GroundTruth(web.size, web.pagerank(), fetcher.addressing.page_of)
+    options.setdefault("when_full", "spill")
+    return Crawler(fetcher, f, fetcher.seed_urls(), threads=threads, ground_truth=truth, **options)
+
+
+@pytest.fixture(scope="module")
+def web():
+    return webgen.generate(n_pages=400, n_sites=6, seed=3)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("threads", [1, 4, 16])
+@pytest.mark.parametrize("name", CORRECT)
+def test_every_reachable_page_is_fetched_exactly_once(name, threads, web):
+    report = _crawler(name, threads, web).run(seconds=30)
+    assert report.stopped_by == "exhausted"
+    assert report.pages_fetched == report.unique_pages == web.size
+    assert report.duplicates == 0 and report.coverage == 1.0
+    assert sum(report.pages_per_thread) == web.size
+    assert report.frontier_stats["puts"] == report.frontier_stats["gets"]
+
+
+@pytest.mark.timeout(60)
+def test_sixty_four_threads_on_a_ten_page_web_terminate():
+    tiny = webgen.generate(n_pages=10, n_sites=2, seed=5)
+    t0 = time.monotonic()
+    report = _crawler("monitor", 64, tiny).run(seconds=30)
+    assert report.stopped_by == "exhausted"
+    assert report.unique_pages == 10
+    assert time.monotonic() - t0 < 10
+
+
+@pytest.mark.timeout(60)
+def test_the_watchdog_reports_the_block_deadlock(web):
+    """monitor + block with threads >= 2x capacity: every robot ends up blocked in put."""
+    f = frontier.create("monitor", capacity=4)
+    fetcher = SimulatedFetcher(web, latency=0.0, seed=1)
+    crawler = Crawler(fetcher, f, fetcher.seed_urls(), threads=8, when_full="block",
+                      watchdog=0.5)
+    t0 = time.monotonic()
+    report = crawler.run(seconds=30)
+    assert report.deadlock and report.stopped_by == "deadlock"
+    assert time.monotonic() - t0 < 10
+    assert report.unique_pages < web.size
+
+
+@pytest.mark.timeout(60)
+def test_drop_counts_what_it_drops(web):
+    report = _crawler("monitor", 4, web, when_full="drop").run(seconds=30)
+    assert report.urls_dropped > 0
+    # every discovered URL was either crawled or dropped: nothing silently lost
+    assert report.unique_pages + report.urls_dropped == report.urls_discovered
+    assert report.stopped_by == "exhausted"
+
+
+@pytest.mark.timeout(60)
+def test_max_pages_is_a_strict_budget(web):
+    report = _crawler("lockfree", 8, web, latency=0.001).run(max_pages=50)
+    assert report.pages_fetched == 50 and report.stopped_by == "max-pages"
+
+
+@pytest.mark.timeout(60)
+def test_priority_order_finds_important_pages_first(web):
+    """With OPIC priorities and a budget, a priority frontier beats FIFO on quality."""
+    names = [n for n in frontier.names() if frontier.info(n).ordering == "priority"]
+    if not names:
+        pytest.skip("no priority frontier registered")
+    fifo = _crawler("coarse", 1, web).run(max_pages=60)
+    best = _crawler(names[0], 1, web).run(max_pages=60)
+    assert best.quality > fifo.quality
+
+
+def _cli(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "crawlers", *args], capture_output=True,
+                          text=True, timeout=120, **kw)
+
+
+def test_json_output_has_the_promised_keys():
+    r = _cli("crawl", "--sim", "--latency", "0", "--pages", "200", "--sites", "4",
+             "--threads", "4", "--frontier", "fine", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    for key in ("frontier", "threads", "seconds", "pages_fetched", "unique_pages", "duplicates",
+                "errors", "pages_per_second", "coverage", "quality"):
+        assert key in d
+    assert d["frontier"] == "fine" and d["unique_pages"] == 200 and d["coverage"] == 1.0
+
+
+@pytest.mark.timeout(90)
+def test_out_survives_an_interrupted_run(tmp_path):
+    """SIGINT mid-crawl: the pages and edges fetched so far are on disk, and so is a summary."""
+    out = tmp_path / "crawl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "crawlers", "crawl", "--sim", "--latency", "0.05",
+         "--pages", "3000", "--threads", "4", "--out", str(out), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    pages = out / "pages.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not pages.exists() or pages.stat().st_size < 2000):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 0, stderr
+    lines = pages.read_text().splitlines()
+    assert len(lines) >= 10 and all(json.loads(line)["url"] for line in lines)
+    edges = (out / "edges.txt").read_text().splitlines()
+    assert edges and all(len(e.split()) == 2 for e in edges)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stopped_by"] == "interrupted"
+    assert summary["pages_fetched"] == len(lines)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--frontier", "nope"], "unknown frontier 'nope'; valid names:"),
+        (["--threads", "0"], "--threads: must be a positive integer"),
+        (["--threads", "-3"], "--threads: must be a positive integer"),
+        (["--capacity", "0"], "--capacity: must be a positive integer"),
+        (["--capacity", "x"], "--capacity: not an integer"),
+        (["--seed-url", "ftp://example.test/"], "invalid seed URL"),
+        (["--seed-url", "not a url"], "invalid seed URL"),
+        (["--seconds", "0"], "--seconds: must be positive"),
+        (["--latency", "-1"], "--latency: must not be negative"),
+        (["--when-full", "explode"], "invalid choice"),
+        (["--pages", "3", "--sites", "5", "--sim"], "need pages >= sites"),
+        (["--out", "/proc/no/such/dir", "--sim"], "cannot write to"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    r = _cli("crawl", *args, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], r.stderr
