@@ -1,0 +1,81 @@
+"""What the crawl labs share: one crawl of the generated web, measured and summarized.
+
+Kept apart from the lab scripts so each of them stays a short description of its experiment.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import frontier
+from crawlers import webgen
+from crawlers.crawl import Crawler, CrawlReport, GroundTruth
+from crawlers.simfetch import SimulatedFetcher
+
+__all__ = ["cpu_ceiling", "make_frontier", "make_web", "sim_crawl"]
+
+_WEBS: dict[tuple[int, int, int], webgen.Web] = {}
+
+
+def make_web(pages: int, sites: int, seed: int) -> webgen.Web:
+    """The generated web of that size and seed (cached: labs crawl it many times)."""
+    key = (pages, sites, seed)
+    if key not in _WEBS:
+        _WEBS[key] = webgen.generate(n_pages=pages, n_sites=sites, seed=seed)
+    return _WEBS[key]
+
+
+def make_frontier(name: str, capacity: int = frontier.DEFAULT_CAPACITY):
+    """A fresh frontier; ``capacity`` goes to bounded ones only."""
+    if frontier.info(name).bounded:
+        return frontier.create(name, capacity=capacity)
+    return frontier.create(name)
+
+
+def sim_crawl(
+    web: webgen.Web,
+    name: str,
+    threads: int,
+    *,
+    latency: float,
+    seconds: float | None = None,
+    max_pages: int | None = None,
+    capacity: int = frontier.DEFAULT_CAPACITY,
+    when_full: str = "spill",
+    seed: int = 1,
+    timeline: bool = False,
+) -> CrawlReport:
+    """Crawl ``web`` through the simulated fetcher and return the report."""
+    fetcher = SimulatedFetcher(web, latency=latency, seed=seed)
+    truth = GroundTruth(web.size, web.pagerank(), fetcher.addressing.page_of)
+    crawler = Crawler(
+        fetcher, make_frontier(name, capacity), fetcher.seed_urls(), threads=threads,
+        when_full=when_full, ground_truth=truth, timeline=timeline, watchdog=1.0,
+    )
+    return crawler.run(seconds=seconds, max_pages=max_pages)
+
+
+def cpu_ceiling(web: webgen.Web, name: str = "monitor", seconds: float = 1.0) -> float:
+    """Pages per second of one robot at zero latency: the most this process can crawl when
+    the GIL serializes all Python work, whatever the thread count."""
+    time.sleep(0)  # nothing to warm: the web is generated already
+    report = sim_crawl(web, name, 1, latency=0.0, seconds=seconds)
+    return report.pages_per_second
+
+
+def steady_rate(report: CrawlReport, warmup: float) -> float:
+    """Pages per second after the first ``warmup`` seconds (needs a ``timeline``): the robots
+    start on a handful of seed URLs, so the first moments measure the ramp, not the frontier."""
+    span = report.seconds - warmup
+    if span <= 0 or not report.timeline:
+        return report.pages_per_second
+    return sum(1 for t, _ in report.timeline if t >= warmup) / span
+
+
+def summary(report: CrawlReport, **extra: Any) -> dict[str, Any]:
+    """One CSV row: the report's scalar fields, the frontier counters, and ``extra``."""
+    row = {k: v for k, v in report.as_json().items() if not isinstance(v, (dict, list))}
+    row.update({f"frontier_{k}": v for k, v in report.frontier_stats.items()})
+    row.update(extra)
+    return row
