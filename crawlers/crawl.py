@@ -147,6 +147,9 @@ class Crawler:
         self.priority = frontier.ordering == "priority"
         self.visited = RacyVisitedSet() if not frontier.correct else VisitedSet()
         self.opic = Opic(self.seeds) if self.priority else None
+        # Priority crawls may put a URL again with a higher priority; this set makes sure
+        # only its first copy out of the frontier is fetched.
+        self._fetch_once = VisitedSet() if self.priority else None
         self._spill: deque[tuple[str, float]] = deque()  # overflow of the `spill` policy
         self._stop = threading.Event()
         self._stopped_by = ""
@@ -290,7 +293,11 @@ class Crawler:
             self.sink.edges(url, result.links)
         if self.opic is not None:
             cash = self.opic.credit(url, links)
-            new = [(u, c) for u, c in zip(links, cash) if self.visited.claim(u)]
+            new = []
+            for u, c in zip(links, cash):
+                fresh = self.visited.claim(u)
+                if (fresh or u not in self._fetch_once) and self.opic.refresh(u, c):
+                    new.append((u, c))
         else:
             new = [(u, 0.0) for u in links if self.visited.claim(u)]
         self._enqueue(i, new)
@@ -299,6 +306,9 @@ class Crawler:
         while not self._stop.is_set():
             url = self._next_url(i)
             if url is None:
+                continue
+            if self._fetch_once is not None and not self._fetch_once.claim(url):
+                self._done()  # a stale copy of a URL re-queued with a higher priority
                 continue
             if not self._take_budget():
                 return

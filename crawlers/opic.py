@@ -6,8 +6,9 @@ the cash it has received so far, which is the priority a priority frontier gets 
 that many important pages link to collect cash early, so a crawl ordered by cash finds the
 high-PageRank pages first (compare ``heap`` against ``monitor`` in the crawl-quality lab).
 
-Priorities are given when a URL is first put in the frontier; cash that arrives later does not
-reorder it (the frontiers have no decrease-key), a documented approximation.
+The frontiers have no decrease-key, so a URL whose cash has at least doubled since it was last
+put is put *again* with its new priority (:meth:`Opic.refresh`); the crawler skips the stale
+copy when it comes out. Doubling bounds the copies of a URL by log2 of its cash growth.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class Opic:
         self._cash_lock = threading.Lock()
         self._cash: dict[str, float] = {u: 1.0 / len(seeds) for u in seeds} if seeds else {}
         self._history: dict[str, float] = {}
+        self._queued: dict[str, float] = {}  # the priority each URL was last put with
 
     def priority(self, url: str) -> float:
         """The cash ``url`` holds now (0 for a URL never linked to)."""
@@ -49,6 +51,16 @@ class Opic:
                 self._cash[link] = value
                 out.append(value)
             return out
+
+    def refresh(self, url: str, cash: float) -> bool:
+        """Whether ``url`` should be put (again) with priority ``cash``: never put before, or
+        its cash has at least doubled since. Records the new priority when it says yes."""
+        with self._cash_lock:
+            last = self._queued.get(url)
+            if last is not None and cash < 2.0 * last:
+                return False
+            self._queued[url] = cash
+            return True
 
     def importance(self, url: str) -> float:
         """History plus current cash: OPIC's estimate of the page's importance."""
