@@ -51,7 +51,7 @@ def sim_crawl(
     truth = GroundTruth(web.size, web.pagerank(), fetcher.addressing.page_of)
     crawler = Crawler(
         fetcher, make_frontier(name, capacity), fetcher.seed_urls(), threads=threads,
-        when_full=when_full, ground_truth=truth, timeline=timeline, watchdog=1.0,
+        when_full=when_full, ground_truth=truth, timeline=timeline, watchdog=0.5,
     )
     return crawler.run(seconds=seconds, max_pages=max_pages)
 
