@@ -185,7 +185,10 @@ def _print_report(r) -> None:
     from rich.table import Table
 
     table = Table(title=f"crawl: {r.frontier}, {r.threads} robots", show_header=False)
-    pct = (lambda x: "n/a" if x is None else f"{x:.3f}")
+
+    def pct(x):
+        return "n/a" if x is None else f"{x:.3f}"
+
     rows = [
         ("stopped by", r.stopped_by + ("  (DEADLOCK: every robot blocked in put)"
                                        if r.deadlock else "")),

@@ -2,8 +2,8 @@
 
 Coarse-grained locking: a single mutex serializes every operation on the whole structure, so a
 producer at the tail and a consumer at the head wait for each other although they touch
-different nodes. Compare with ``fine``, which holds the very same :class:`~frontier.storage.LinkedList`
-under two locks.
+different nodes. Compare with ``fine``, which holds the very same
+:class:`~frontier.storage.LinkedList` under two locks.
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ __all__ = [
     "UnknownFrontier",
     "check_capacity",
     "check_priority",
+    "check_r",
     "create",
     "describe",
     "info",
@@ -170,6 +171,14 @@ def check_capacity(capacity: object, *, allow_none: bool = False) -> int | None:
     if capacity <= 0:
         raise ValueError(f"capacity must be a positive integer, got {capacity!r}")
     return capacity
+
+
+def check_r(r: object) -> int:
+    """Return ``r`` (the R of extract-top(R)) if it is a non-negative ``int``; else
+    :class:`ValueError`."""
+    if isinstance(r, bool) or not isinstance(r, int) or r < 0:
+        raise ValueError(f"r must be a non-negative integer, got {r!r}")
+    return r
 
 
 def check_priority(priority: object) -> float:

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Iterable
 
-from frontier.contract import Closed, Empty, FrontierStats, register
+from frontier.contract import Closed, Empty, FrontierStats, check_r, register
 from frontier.locked import WaitCondition
 from frontier.storage import LinkedList
 
@@ -107,8 +107,7 @@ class FineFrontier:
 
     def get_many(self, r: int) -> list[str]:
         """Pop up to ``r`` URLs under one head-lock acquisition; never blocks."""
-        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
-            raise ValueError(f"r must be a non-negative integer, got {r!r}")
+        check_r(r)
         self._lock(self._head_lock, self._head_stats)
         try:
             urls = self._list.pop_many(r)

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Iterable
 
-from frontier.contract import Closed, Empty, FrontierStats, Full, Storage
+from frontier.contract import Closed, Empty, FrontierStats, Full, Storage, check_r
 
 __all__ = ["LockedFrontier", "WaitCondition"]
 
@@ -158,8 +158,7 @@ class LockedFrontier:
 
     def get_many(self, r: int) -> list[str]:
         """Extract-top(``r``) in one critical section; never blocks. O(storage pop_many)."""
-        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
-            raise ValueError(f"r must be a non-negative integer, got {r!r}")
+        check_r(r)
         self._lock()
         try:
             urls = self._storage.pop_many(r)

@@ -27,8 +27,8 @@ from collections.abc import Iterable
 
 from cereggii import AtomicRef
 
-from frontier.contract import Closed, Empty, FrontierStats, PerThreadStats, register
-from frontier.waiting import Backoff
+from frontier.contract import Closed, FrontierStats, register
+from frontier.waiting import PollingFrontier
 
 __all__ = ["LockFreeFrontier"]
 
@@ -41,27 +41,23 @@ class _Node:
         self.next = AtomicRef(None)  # the successor, changed only by CAS from None
 
 
-_EMPTY = object()
-
 
 @register
-class LockFreeFrontier:
+class LockFreeFrontier(PollingFrontier):
     """Unbounded lock-free FIFO. ``put``/``get`` O(1) expected (plus one retry per concurrent
     success); thread-safe; never blocks a thread on another."""
 
     name = "lockfree"
     description = "Michael-Scott lock-free queue: compare-and-set on cereggii atomic references"
-    ordering = "fifo"
     correct = True
     bounded = False
 
     def __init__(self) -> None:
+        super().__init__()
         self.capacity = None
         dummy = _Node(None)
         self._head = AtomicRef(dummy)  # the dummy; its successor holds the oldest URL
         self._tail = AtomicRef(dummy)  # the last node, or its predecessor for a moment
-        self._closed = False
-        self._counters = PerThreadStats()
 
     def _link(self, first: _Node, last: _Node) -> int:
         """Append the chain ``first .. last`` (already linked privately). Returns CAS retries."""
@@ -108,13 +104,13 @@ class LockFreeFrontier:
         mine.puts += n
         mine.cas_retries += retries
 
-    def _take(self, mine: FrontierStats) -> object:
-        """Dequeue one URL, or return ``_EMPTY``."""
+    def _take_one(self, mine: FrontierStats) -> str | None:
+        """Dequeue one URL with one successful CAS, or return ``None`` if empty."""
         while True:
             head = self._head.get()
             nxt = head.next.get()
             if nxt is None:
-                return _EMPTY
+                return None
             tail = self._tail.get()
             if head is tail:  # the tail lags behind a node that is being added: help
                 self._tail.compare_and_set(tail, nxt)
@@ -125,51 +121,6 @@ class LockFreeFrontier:
                     mine.gets += 1
                     return url
             mine.cas_retries += 1
-
-    def get(self, timeout: float | None = None) -> str | None:
-        """Dequeue; polls with backoff while empty and open (:class:`Empty` on timeout);
-        ``None`` once closed and drained."""
-        mine = self._counters.mine()
-        url = self._take(mine)
-        if url is not _EMPTY:
-            return url  # type: ignore[return-value]
-        backoff = Backoff(timeout)
-        while True:
-            if self._closed:
-                url = self._take(mine)  # a put may have landed just before close
-                return None if url is _EMPTY else url  # type: ignore[return-value]
-            if not backoff.pause():
-                raise Empty
-            mine.condition_waits += 1
-            url = self._take(mine)
-            if url is not _EMPTY:
-                return url  # type: ignore[return-value]
-
-    def get_many(self, r: int) -> list[str]:
-        """Dequeue up to ``r`` URLs without waiting (one CAS each)."""
-        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
-            raise ValueError(f"r must be a non-negative integer, got {r!r}")
-        mine = self._counters.mine()
-        out = []
-        while len(out) < r:
-            url = self._take(mine)
-            if url is _EMPTY:
-                break
-            out.append(url)
-        return out  # type: ignore[return-value]
-
-    def close(self) -> None:
-        """Refuse further puts; pollers notice within one backoff pause. Idempotent."""
-        self._closed = True
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    @property
-    def stats(self) -> FrontierStats:
-        """Sum of the per-thread counters (a snapshot)."""
-        return self._counters.total()
 
     def __len__(self) -> int:
         """Puts minus gets over all threads: a snapshot, O(threads)."""

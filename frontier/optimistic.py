@@ -20,44 +20,40 @@ validation can cure, polls with :class:`~frontier.waiting.Backoff`.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
 
 from cereggii import AtomicInt64
 
 from frontier.contract import (
     DEFAULT_CAPACITY,
     Closed,
-    Empty,
     FrontierStats,
     Full,
-    PerThreadStats,
     check_capacity,
+    check_r,
     register,
 )
 from frontier.storage import RingBuffer
-from frontier.waiting import Backoff
+from frontier.waiting import Backoff, PollingFrontier
 
 __all__ = ["OptimisticFrontier"]
 
 
 @register
-class OptimisticFrontier:
+class OptimisticFrontier(PollingFrontier):
     """Bounded FIFO ring buffer under optimistic concurrency control. O(1) per attempt;
     thread-safe; a thread can be made to retry, never to wait for a lock."""
 
     name = "optimistic"
     description = "bounded ring buffer, optimistic concurrency control: read, validate, write"
-    ordering = "fifo"
     correct = True
     bounded = True
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        super().__init__()
         self.capacity = check_capacity(capacity)
         self._buffer = RingBuffer(self.capacity)  # written only in a write phase
         # version: even = stable; odd = a write phase is in flight. Every commit adds 2.
         self._version = AtomicInt64(0)
-        self._closed = False
-        self._counters = PerThreadStats()
 
     def _begin_write(self, mine: FrontierStats) -> int | None:
         """Read phase prologue: the current even version, or ``None`` (an abort, after
@@ -94,6 +90,11 @@ class OptimisticFrontier:
             mine.puts += 1
             return
 
+    def _take_one(self, mine: FrontierStats) -> str | None:
+        """One transaction taking one URL, or ``None`` if it finds none."""
+        urls = self._take(mine, 1)
+        return urls[0] if urls else None
+
     def _take(self, mine: FrontierStats, r: int) -> list[str]:
         """One transaction taking up to ``r`` URLs; retries until it commits or finds none."""
         while True:
@@ -110,46 +111,10 @@ class OptimisticFrontier:
             mine.gets += len(urls)
             return urls  # type: ignore[return-value]
 
-    def get(self, timeout: float | None = None) -> str | None:
-        """Validate-and-take; polls while empty and open (:class:`Empty` on timeout);
-        ``None`` once closed and drained."""
-        mine = self._counters.mine()
-        backoff = None
-        while True:
-            closed = self._closed  # read before looking: a put may land just before close
-            urls = self._take(mine, 1)
-            if urls:
-                return urls[0]
-            if closed:
-                return None
-            backoff = backoff or Backoff(timeout)
-            if not backoff.pause():
-                raise Empty
-            mine.condition_waits += 1
-
-    def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
-        """One transaction per pair (each may poll for room)."""
-        for url, priority in pairs:
-            self.put(url, priority)
-
     def get_many(self, r: int) -> list[str]:
         """Extract up to ``r`` URLs in one transaction; never waits for URLs."""
-        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
-            raise ValueError(f"r must be a non-negative integer, got {r!r}")
+        check_r(r)
         return self._take(self._counters.mine(), r) if r else []
-
-    def close(self) -> None:
-        """Refuse further puts; pollers notice within one backoff pause. Idempotent."""
-        self._closed = True
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    @property
-    def stats(self) -> FrontierStats:
-        """Sum of the per-thread counters (a snapshot)."""
-        return self._counters.total()
 
     def __len__(self) -> int:
         """URLs in the buffer, read outside any transaction: a snapshot."""

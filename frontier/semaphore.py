@@ -30,6 +30,7 @@ from frontier.contract import (
     FrontierStats,
     Full,
     check_capacity,
+    check_r,
     register,
 )
 from frontier.locked import WaitCondition
@@ -150,8 +151,7 @@ class SemaphoreFrontier:
 
     def get_many(self, r: int) -> list[str]:
         """Take up to ``r`` URLs without blocking: ``P(full_slots)`` with a past deadline."""
-        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
-            raise ValueError(f"r must be a non-negative integer, got {r!r}")
+        check_r(r)
         out: list[str] = []
         while len(out) < r and self._full_slots.P(deadline=0.0):
             self._enter()

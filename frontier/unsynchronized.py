@@ -18,40 +18,34 @@ A correct frontier has the same shape: compare with ``monitor``, which holds the
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from frontier.contract import (
     DEFAULT_CAPACITY,
     Closed,
-    Empty,
     FrontierStats,
     Full,
-    PerThreadStats,
     check_capacity,
     register,
 )
 from frontier.storage import RingBuffer
-from frontier.waiting import Backoff
+from frontier.waiting import Backoff, PollingFrontier
 
 __all__ = ["UnsynchronizedFrontier"]
 
 
 @register
-class UnsynchronizedFrontier:
+class UnsynchronizedFrontier(PollingFrontier):
     """Bounded FIFO ring buffer with no synchronization. O(1); NOT thread-safe (that is the
     lesson): under threads it hands URLs out twice and loses others, and counts both."""
 
     name = "unsynchronized"
     description = "the paper's 'lock-free': ring buffer, no synchronization; races counted"
-    ordering = "fifo"
     correct = False
     bounded = True
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        super().__init__()
         self.capacity = check_capacity(capacity)
         self._buffer = RingBuffer(self.capacity)  # holds (url, token) tickets
-        self._closed = False
-        self._counters = PerThreadStats()
 
     def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
         """Store without any lock; polls while the (racy) count says full."""
@@ -72,7 +66,7 @@ class UnsynchronizedFrontier:
             mine.races_detected += 1
         mine.puts += 1
 
-    def _take(self, mine: FrontierStats) -> str | None:
+    def _take_one(self, mine: FrontierStats) -> str | None:
         """Take one URL if the (racy) count says there is one, else ``None``."""
         while self._buffer.count > 0:
             ticket = self._buffer.pop()
@@ -87,51 +81,6 @@ class UnsynchronizedFrontier:
             mine.gets += 1
             return url
         return None
-
-    def get(self, timeout: float | None = None) -> str | None:
-        """Take without any lock; polls while the count says empty; ``None`` once closed and
-        (as far as it can tell) drained."""
-        mine = self._counters.mine()
-        backoff = None
-        while True:
-            closed = self._closed
-            url = self._take(mine)
-            if url is not None:
-                return url
-            if closed:
-                return None
-            backoff = backoff or Backoff(timeout)
-            if not backoff.pause():
-                raise Empty
-            mine.condition_waits += 1
-
-    def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
-        """One ``put`` per pair."""
-        for url, priority in pairs:
-            self.put(url, priority)
-
-    def get_many(self, r: int) -> list[str]:
-        """Up to ``r`` URLs, without waiting."""
-        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
-            raise ValueError(f"r must be a non-negative integer, got {r!r}")
-        mine = self._counters.mine()
-        out = []
-        while len(out) < r and (url := self._take(mine)) is not None:
-            out.append(url)
-        return out
-
-    def close(self) -> None:
-        """Refuse further puts. Idempotent."""
-        self._closed = True
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    @property
-    def stats(self) -> FrontierStats:
-        """Sum of the per-thread counters (exact, unlike the structure)."""
-        return self._counters.total()
 
     def __len__(self) -> int:
         """The racy count (may be wrong once threads have raced)."""

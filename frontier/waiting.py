@@ -41,3 +41,72 @@ class Backoff:
         self.pauses += 1
         self.delay = min(max(2 * self.delay, _MIN_DELAY), _MAX_DELAY)
         return True
+
+
+class PollingFrontier:
+    """What the strategies with nothing to sleep on share (``lockfree``, ``optimistic``,
+    ``unsynchronized``): waiting by :class:`Backoff`, closing by a flag, per-thread counters.
+
+    A subclass provides ``_take_one(mine) -> str | None`` (one URL without waiting, ``None``
+    when it finds none) and ``put``. Thread-safety is the subclass's: this class adds no shared
+    state but the ``_closed`` flag, which only ever goes from ``False`` to ``True``.
+    """
+
+    ordering = "fifo"
+
+    def __init__(self) -> None:
+        from frontier.contract import PerThreadStats
+
+        self._closed = False
+        self._counters = PerThreadStats()
+
+    def _take_one(self, mine) -> str | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def get(self, timeout: float | None = None) -> str | None:
+        """Take a URL; poll with backoff while empty and open (:class:`~frontier.Empty` on
+        timeout); ``None`` once closed and drained."""
+        from frontier.contract import Empty
+
+        mine = self._counters.mine()
+        backoff = None
+        while True:
+            closed = self._closed  # read before looking: a put may land just before close
+            url = self._take_one(mine)
+            if url is not None:
+                return url
+            if closed:
+                return None
+            backoff = backoff or Backoff(timeout)
+            if not backoff.pause():
+                raise Empty
+            mine.condition_waits += 1
+
+    def get_many(self, r: int) -> list[str]:
+        """Up to ``r`` URLs, without waiting."""
+        from frontier.contract import check_r
+
+        check_r(r)
+        mine = self._counters.mine()
+        out: list[str] = []
+        while len(out) < r and (url := self._take_one(mine)) is not None:
+            out.append(url)
+        return out
+
+    def put_many(self, pairs) -> None:
+        """One ``put`` per pair (each may poll for room)."""
+        for url, priority in pairs:
+            self.put(url, priority)  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        """Refuse further puts; pollers notice within one backoff pause. Idempotent."""
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def stats(self):
+        """Sum of the per-thread counters (a snapshot; each thread's part is exact)."""
+        return self._counters.total()

@@ -122,7 +122,8 @@ class Lab:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.started = time.perf_counter()
         print(f"# {self.title}")
-        print(f"# {machine_line(self.machine)} · seed {self.seed}" + (" · quick" if self.quick else ""))
+        quick = " · quick" if self.quick else ""
+        print(f"# {machine_line(self.machine)} · seed {self.seed}{quick}")
 
     # -- output -----------------------------------------------------------------------------
 

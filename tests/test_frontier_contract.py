@@ -200,7 +200,10 @@ def test_unbounded_frontiers_refuse_a_capacity(name):
         frontier.create(name, capacity=10)
 
 
-@pytest.mark.parametrize("name", [n for n in frontier.names() if frontier.info(n).ordering == "priority"])
+PRIORITY = [n for n in frontier.names() if frontier.info(n).ordering == "priority"]
+
+
+@pytest.mark.parametrize("name", PRIORITY)
 @pytest.mark.parametrize("bad", [math.nan, "high", None, [1]])
 def test_priority_frontiers_reject_bad_priorities(name, bad):
     f = frontier.create(name)
