@@ -31,4 +31,3 @@ nitpicky = False
 exclude_patterns = ["_build", "results/**/*.csv"]
 html_theme = "furo"
 html_title = f"crawlab {release}"
-html_static_path = ["_static"]
