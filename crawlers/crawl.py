@@ -56,8 +56,8 @@ class GroundTruth:
         self.page_of = page_of
 
     def quality(self, fetched: Iterable[str]) -> float:
-        """``|A ∩ P| / |P|``: the share of the |A| highest-PageRank pages among the crawled
-        set A."""
+        """``|A ∩ P| / |P|``: the share of the ``|A|`` highest-PageRank pages (``P``) among
+        the crawled set ``A``."""
         import numpy as np
 
         pages = {p for p in (self.page_of(u) for u in fetched) if p is not None}

@@ -21,9 +21,9 @@ Three kinds:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from crawlers.crawl import GroundTruth
 from crawlers.fetch import Fetcher, HttpFetcher

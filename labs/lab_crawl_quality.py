@@ -1,6 +1,6 @@
 """Crawl quality over time: FIFO frontiers against priority frontiers ordered by OPIC.
 
-Quality after N pages is |A_N ∩ P_N| / |P_N|: the share of the N highest-PageRank pages of the
+Quality after N pages is ``|A_N ∩ P_N| / |P_N|``: the share of the N highest-PageRank pages of the
 web among the N pages crawled so far (PageRank of the generated web is the ground truth). A FIFO
 frontier crawls breadth-first; a priority frontier takes the URL holding the most OPIC cash
 first, which should find important pages sooner. One robot and zero latency make the order of
