@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import frontier as frontier_pkg
+from crawlers import faults
 from crawlers.fetch import Fetcher, FetchResult
 from crawlers.opic import Opic
 from crawlers.visited import RacyVisitedSet, VisitedSet
@@ -272,7 +273,7 @@ class Crawler:
 
     def _process(self, i: int, url: str) -> None:
         if self.robots_allowed is not None and not self.robots_allowed(url):
-            result = FetchResult(url=url, final_url=url, error="robots")
+            result = FetchResult(url=url, final_url=url, error=faults.ROBOTS)
         else:
             if self.politeness_wait is not None:
                 self.politeness_wait(url)

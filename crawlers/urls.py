@@ -1,0 +1,290 @@
+"""URLs of the crawl: normalization, sites, scope, robots.txt and politeness.
+
+Invariant kept by every crawler component: **a URL that enters a frontier, a seen-set or an
+edge list went through** :func:`normalize` **once**. Two spellings of the same resource then
+compare equal as strings, which is what the frontier's duplicate detection relies on.
+
+A *site* is ``host:port`` (:func:`site_of`): on the served lab web every site is one
+127.0.0.1 port, and politeness, robots.txt and scope all work per site.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
+from urllib.robotparser import RobotFileParser
+
+from crawlers.clock import Clock, RealClock
+
+if TYPE_CHECKING:  # pragma: no cover
+    from crawlers.fetch import Fetcher
+
+#: Schemes a crawler fetches; every other scheme (mailto, javascript, data, file, ftp,
+#: tel, ...) is rejected by :func:`normalize`.
+FETCHABLE_SCHEMES = frozenset({"http", "https"})
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+_WHITESPACE = str.maketrans("", "", "\t\n\r")
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+)
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
+_QUERY_SAFE = _PATH_SAFE + "?"
+
+
+def _fix_percent(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _UNRESERVED else "%" + match.group(1).upper()
+
+
+def _remove_dot_segments(path: str) -> str:
+    """RFC 3986 section 5.2.4 for an absolute path: ``/a/./b/../c`` -> ``/a/c``."""
+    if "." not in path:
+        return path
+    segments = path.split("/")
+    out: list[str] = []
+    for segment in segments:
+        if segment == ".":
+            continue
+        if segment == "..":
+            if len(out) > 1:
+                out.pop()
+            continue
+        out.append(segment)
+    if segments[-1] in (".", ".."):
+        out.append("")
+    return "/".join(out) or "/"
+
+
+def normalize(url: str, base: str | None = None) -> str | None:
+    """The canonical absolute form of ``url`` (resolved against ``base``), or None.
+
+    Resolves relative references, lowercases scheme and host, drops the default port,
+    the fragment, user info and an empty query, removes dot segments, upper-cases
+    percent-escapes and decodes escaped unreserved characters, and percent-encodes
+    characters that may not appear in a URL. Returns None for non-http(s) schemes
+    (``mailto:``, ``javascript:``, ``data:``, ``file:``, ...), a missing host, a bad port
+    or other garbage. Idempotent: ``normalize(normalize(u)) == normalize(u)``.
+
+    O(len(url)); pure, hence thread-safe.
+
+    >>> normalize("HTTP://Example.COM:80/a/./b/../c#frag")
+    'http://example.com/a/c'
+    >>> normalize("../x.html?q=1", "http://h:8000/d/e/f.html")
+    'http://h:8000/d/x.html?q=1'
+    >>> normalize("mailto:someone@example.com") is None
+    True
+    """
+    if not isinstance(url, str):
+        return None
+    url = url.strip().translate(_WHITESPACE)
+    try:
+        if base is not None:
+            url = urljoin(base, url)
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme not in FETCHABLE_SCHEMES:
+            return None
+        host = parts.hostname  # lowercased, brackets of IPv6 removed
+        port = parts.port  # ValueError when not a number in range
+    except ValueError:
+        return None
+    if not host:
+        return None
+    host = host.rstrip(".")
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return None
+    if ":" in host:
+        host = f"[{host}]"
+    elif not host or any(c in host for c in " /\\%@"):
+        return None
+    netloc = host if port is None or port == DEFAULT_PORTS[scheme] else f"{host}:{port}"
+    path = _PERCENT.sub(_fix_percent, parts.path)
+    path = _remove_dot_segments(quote(path, safe=_PATH_SAFE)) if path else "/"
+    if not path.startswith("/"):
+        path = "/" + path
+    query = quote(_PERCENT.sub(_fix_percent, parts.query), safe=_QUERY_SAFE)
+    return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def site_of(url: str) -> str:
+    """The site of an absolute http(s) URL: ``host:port`` with the port always written.
+
+    ``site_of("http://Site3.crawlab.test/p1.html") == "site3.crawlab.test:80"``.
+    Raises ValueError for a URL without an http(s) scheme or a host. O(len(url));
+    thread-safe.
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = parts.hostname
+    if scheme not in FETCHABLE_SCHEMES or not host:
+        raise ValueError(f"not an absolute http(s) URL: {url!r}")
+    port = parts.port or DEFAULT_PORTS[scheme]
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{host}:{port}"
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a normalized URL (where ``/robots.txt`` lives)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+class Scope:
+    """Which URLs a crawl may follow: by default only those on the seed sites.
+
+    ``Scope(seeds)`` keeps the sites of the seeds; ``extra_sites`` adds sites
+    (``host:port``); ``anywhere=True`` accepts every fetchable URL. Immutable after
+    construction, hence thread-safe; ``url in scope`` is O(len(url)).
+    """
+
+    def __init__(
+        self, seeds: Iterable[str], *, extra_sites: Iterable[str] = (), anywhere: bool = False
+    ) -> None:
+        sites = set(extra_sites)
+        for seed in seeds:
+            sites.add(site_of(seed))
+        self.sites: frozenset[str] = frozenset(sites)
+        self.anywhere = anywhere
+
+    def __contains__(self, url: str) -> bool:
+        try:
+            return self.anywhere or site_of(url) in self.sites
+        except ValueError:
+            return False
+
+    def allows(self, url: str) -> bool:
+        """Same as ``url in scope``."""
+        return url in self
+
+    def __repr__(self) -> str:
+        return f"Scope({len(self.sites)} sites, anywhere={self.anywhere})"
+
+
+class _RobotsEntry:
+    __slots__ = ("ready", "parser")
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()  # set once ``parser`` is final
+        self.parser: RobotFileParser | None = None
+
+
+class RobotsCache:
+    """robots.txt rules per site, fetched once through a fetcher and cached.
+
+    Works with any object that has ``fetch_text(url) -> (status, text)`` (both the real
+    and the simulated fetcher), so the simulated web obeys the same rules as the served
+    one. Interpretation follows RFC 9309: 2xx -> parse; 4xx -> everything allowed;
+    5xx or no answer -> everything disallowed (the site is treated as unreachable).
+
+    Thread-safe: a lock guards the table; the first thread that needs a site's rules
+    fetches them, the others wait on that entry's event (no duplicate fetches, no lock
+    held during I/O). ``allowed`` is O(rules of the site) after the first call.
+    """
+
+    def __init__(self, fetcher: Fetcher, user_agent: str = "crawlab") -> None:
+        self.fetcher = fetcher
+        self.user_agent = user_agent
+        self._lock = threading.Lock()  # protects _entries (the dict, not the parsers)
+        self._entries: dict[str, _RobotsEntry] = {}
+
+    def _parser(self, url: str) -> RobotFileParser:
+        site = site_of(url)
+        with self._lock:
+            entry = self._entries.get(site)
+            owner = entry is None
+            if owner:
+                entry = self._entries[site] = _RobotsEntry()
+        assert entry is not None
+        if owner:
+            try:
+                entry.parser = self._load(origin_of(url) + "/robots.txt")
+            finally:
+                if entry.parser is None:  # _load raised: be conservative
+                    entry.parser = RobotFileParser()
+                    entry.parser.disallow_all = True
+                entry.ready.set()
+        else:
+            entry.ready.wait()
+        assert entry.parser is not None
+        return entry.parser
+
+    def _load(self, robots_url: str) -> RobotFileParser:
+        parser = RobotFileParser(robots_url)
+        status, text = self.fetcher.fetch_text(robots_url)
+        if status is None or status >= 500:
+            parser.disallow_all = True
+        elif status >= 400:
+            parser.allow_all = True
+        else:
+            parser.parse(text.splitlines())
+        return parser
+
+    def allowed(self, url: str) -> bool:
+        """True if robots.txt of the URL's site lets our user agent fetch ``url``."""
+        return self._parser(url).can_fetch(self.user_agent, url)
+
+    def crawl_delay(self, url: str) -> float | None:
+        """The ``Crawl-delay`` of the URL's site for our user agent, if any (whole seconds
+        only: that is all ``urllib.robotparser`` understands)."""
+        delay = self._parser(url).crawl_delay(self.user_agent)
+        return None if delay is None else float(delay)
+
+    def __len__(self) -> int:
+        """Number of sites whose rules are cached or being fetched (approximate)."""
+        return len(self._entries)
+
+
+class Politeness:
+    """A minimum delay between the starts of two requests to the same site.
+
+    ``reserve(url)`` books the site's next free slot and returns how long the caller must
+    wait before fetching; ``wait(url)`` books and sleeps. Slots are booked in call order,
+    so N threads hitting one site are spaced ``delay`` apart instead of all waking at once.
+
+    Thread-safe: a lock protects the table of next free slots and is never held while
+    sleeping. O(1) per call. ``delay == 0`` disables politeness.
+    """
+
+    def __init__(self, delay: float, clock: Clock | None = None) -> None:
+        if delay < 0:
+            raise ValueError("politeness delay must be >= 0")
+        self.delay = delay
+        self.clock: Clock = clock if clock is not None else RealClock()
+        self._lock = threading.Lock()  # protects _next_free and _delays
+        self._next_free: dict[str, float] = {}
+        self._delays: dict[str, float] = {}
+
+    def set_delay(self, site: str, delay: float) -> None:
+        """Use ``delay`` for ``site`` (e.g. its robots.txt ``Crawl-delay``)."""
+        with self._lock:
+            self._delays[site] = delay
+
+    def ready_in(self, url: str) -> float:
+        """Seconds until ``url``'s site is free, without booking (may be stale at once)."""
+        site = site_of(url)
+        with self._lock:
+            return max(0.0, self._next_free.get(site, 0.0) - self.clock.now())
+
+    def reserve(self, url: str) -> float:
+        """Book the next free slot of ``url``'s site; return the seconds to wait for it."""
+        site = site_of(url)
+        with self._lock:
+            now = self.clock.now()
+            start = max(now, self._next_free.get(site, now))
+            self._next_free[site] = start + self._delays.get(site, self.delay)
+        return start - now
+
+    def wait(self, url: str) -> float:
+        """Book a slot and sleep until it starts; return the seconds waited."""
+        seconds = self.reserve(url)
+        self.clock.sleep(seconds)
+        return seconds

@@ -1,0 +1,108 @@
+"""Link extractors: lxml and bs4 agree; base href, relative links, fragments, schemes."""
+
+from __future__ import annotations
+
+import pytest
+
+from crawlers import render
+from crawlers.extract import (
+    EXTRACTORS,
+    MalformedPage,
+    extract_bs4,
+    extract_lxml,
+    get_extractor,
+    page_info,
+)
+from crawlers.webgen import generate
+
+URL = "http://site.test/docs/guide/page.html"
+
+PAGES = {
+    "relative": (b"<html><body><a href='a.html'>a</a> <a href='../b.html'>b</a>"
+                 b"<a href='/c.html'>c</a><a href='./d/e.html?x=1'>d</a></body></html>",
+                 ["http://site.test/docs/guide/a.html", "http://site.test/docs/b.html",
+                  "http://site.test/c.html", "http://site.test/docs/guide/d/e.html?x=1"]),
+    "fragments and duplicates": (
+        b"<a href='a.html#one'>1</a><a href='a.html#two'>2</a><a href='#top'>top</a>"
+        b"<a href='a.html'>again</a>",
+        ["http://site.test/docs/guide/a.html", URL]),
+    "rejected schemes": (
+        b"<a href='mailto:x@y.z'>m</a><a href='javascript:void(0)'>j</a>"
+        b"<a href='data:text/html,hi'>d</a><a href='file:///etc/passwd'>f</a>"
+        b"<a href='tel:123'>t</a><a href='ok.html'>ok</a>",
+        ["http://site.test/docs/guide/ok.html"]),
+    "base href": (
+        b"<html><head><base href='http://other.test/root/'></head><body>"
+        b"<a href='x.html'>x</a><a href='/y.html'>y</a><a href='http://abs.test/z'>z</a>"
+        b"</body></html>",
+        ["http://other.test/root/x.html", "http://other.test/y.html", "http://abs.test/z"]),
+    "relative base href": (
+        b"<head><base href='../../v2/'></head><a href='x.html'>x</a>",
+        ["http://site.test/v2/x.html"]),
+    "first base wins": (
+        b"<head><base target='_blank'><base href='/one/'><base href='/two/'></head>"
+        b"<a href='x'>x</a>",
+        ["http://site.test/one/x"]),
+    "area, absolute, case, whitespace": (
+        b"<map><area href='HTTP://Map.TEST:80/m'></map><A HREF='  spaced.html '>s</A>"
+        b"<a>no href</a><a href=''>self</a><link href='style.css'><img src='i.png'>",
+        ["http://map.test/m", "http://site.test/docs/guide/spaced.html", URL]),
+    "sloppy html": (
+        b"<html><body><p>unclosed <a href=a.html>a<div><a href=\"b.html\">b</p></span>"
+        b"<a href='c.html'", ["http://site.test/docs/guide/a.html",
+                               "http://site.test/docs/guide/b.html"]),
+    "entities and utf-8": (
+        "<meta charset='utf-8'><a href='q.html?a=1&amp;b=2'>é</a><a href='caf\u00e9.html'>c</a>"
+        .encode(), ["http://site.test/docs/guide/q.html?a=1&b=2",
+                    "http://site.test/docs/guide/caf%C3%A9.html"]),
+}
+
+
+@pytest.mark.parametrize("extractor", [extract_lxml, extract_bs4], ids=["lxml", "bs4"])
+@pytest.mark.parametrize("case", list(PAGES))
+def test_expected_links(extractor, case):
+    body, expected = PAGES[case]
+    assert extractor(body, URL) == expected
+
+
+def test_lxml_and_bs4_agree_on_generated_pages():
+    web = generate(n_pages=200, n_sites=4, seed=9)
+    served = web.served([9000 + s for s in range(4)])
+    for page in range(0, 200, 7):
+        body = render.page_html(served, page)
+        links = extract_lxml(body, served.url(page))
+        assert links == extract_bs4(body, served.url(page))
+        assert links == served.links(page)  # exactly the graph's links, in order
+
+
+@pytest.mark.parametrize("body", [b"", b"   \n", render.MALFORMED_BODY, b"\x00\x01binary"])
+@pytest.mark.parametrize("extractor", [extract_lxml, extract_bs4], ids=["lxml", "bs4"])
+def test_malformed(extractor, body):
+    with pytest.raises(MalformedPage):
+        extractor(body, URL)
+
+
+def test_registry():
+    assert set(EXTRACTORS) >= {"lxml", "bs4"}
+    assert get_extractor("lxml") is extract_lxml
+    with pytest.raises(ValueError, match="unknown parser"):
+        get_extractor("regex")
+
+
+def test_page_info():
+    body = (b"<html><head><title> Hello </title><base href='/b/'>"
+            b"<meta name='ROBOTS' content='NoIndex, nofollow'></head>"
+            b"<body><script>var x=1;</script><p>Some text</p></body></html>")
+    info = page_info(body)
+    assert info.title == "Hello"
+    assert info.base_href == "/b/"
+    assert info.noindex and info.nofollow
+    assert info.text_length == len("Hello Some text")
+    plain = page_info(b"<p>x</p>")
+    assert plain.title is None and not plain.nofollow
+
+
+def test_scrapy_extractor_agrees_when_installed():
+    pytest.importorskip("scrapy")
+    body, expected = PAGES["base href"]
+    assert EXTRACTORS["scrapy"](body, URL) == expected

@@ -1,0 +1,220 @@
+"""The local web server: traversal refused, directories served, lifecycle, CLI errors."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+import requests
+
+from crawlers.fetch import HttpFetcher
+from crawlers.server import ServerError, WebServer, add_serve_arguments, run_serve
+from crawlers.webgen import generate
+
+
+def raw_get(port: int, target: str, timeout: float = 3.0) -> tuple[int, bytes]:
+    """Send a request line exactly as written (no client-side normalization)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    base = tmp_path_factory.mktemp("site")
+    root = base / "root"
+    (root / "sub").mkdir(parents=True)
+    (root / "index.html").write_text("<a href='sub/page.html'>p</a><a href='notes.txt'>n</a>")
+    (root / "sub" / "page.html").write_text("<a href='../index.html'>home</a>")
+    (root / "notes.txt").write_text("plain")
+    (base / "secret.txt").write_text("TOP SECRET")
+    os.symlink(base / "secret.txt", root / "escape.txt")
+    os.symlink(base, root / "escape-dir")
+    (root / "inside.html").symlink_to(root / "sub" / "page.html")
+    return root
+
+
+@pytest.fixture(scope="module")
+def dir_server(tree):
+    with WebServer(dirs=[str(tree)], mode="thread") as srv:
+        yield srv
+
+
+TRAVERSALS = [
+    "/../secret.txt",
+    "/sub/../../secret.txt",
+    "/%2e%2e/secret.txt",
+    "/%2E%2E/secret.txt",
+    "/sub/%2e%2e/%2e%2e/secret.txt",
+    "/..%2fsecret.txt",
+    "/%2e%2e%2fsecret.txt",
+    "/..%5csecret.txt",
+    "/escape.txt",
+    "/escape-dir/secret.txt",
+    "/%00/etc/passwd",
+    "/etc/passwd",
+    "//etc/passwd",
+    "/%2Fetc%2Fpasswd",
+]
+
+
+@pytest.mark.parametrize("target", TRAVERSALS)
+def test_traversal_refused(dir_server, target):
+    status, body = raw_get(dir_server.ports[0], target)
+    assert status in (403, 404)
+    assert b"TOP SECRET" not in body and b"root:" not in body
+
+
+def test_absolute_form_target_refused(dir_server):
+    status, _ = raw_get(dir_server.ports[0], "http://127.0.0.1/../secret.txt")
+    assert status == 400
+
+
+def test_directory_site_is_served_and_crawlable(dir_server):
+    seed = dir_server.seed_urls[0]
+    assert seed.endswith("/")
+    with HttpFetcher() as fetcher:
+        home = fetcher.fetch(seed)
+        assert home.ok
+        assert home.links == [seed + "sub/page.html", seed + "notes.txt"]
+        assert fetcher.fetch(seed + "sub/page.html").links == [seed + "index.html"]
+        assert fetcher.fetch(seed + "notes.txt").error == "not-html"
+        assert fetcher.fetch(seed + "inside.html").ok  # a symlink inside the tree is fine
+        assert fetcher.fetch(seed + "missing.html").error == "http-404"
+        listing = fetcher.fetch(seed + "sub/")
+        assert listing.ok and seed + "sub/page.html" in listing.links
+
+
+def test_server_binds_loopback_only(dir_server):
+    with pytest.raises(OSError):
+        socket.create_connection((_outside_address(), dir_server.ports[0]), timeout=0.5)
+
+
+def _outside_address() -> str:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET: no packet is sent
+            address = s.getsockname()[0]
+        except OSError:
+            pytest.skip("no non-loopback interface")
+    if address.startswith("127."):
+        pytest.skip("no non-loopback interface")
+    return address
+
+
+def test_keep_alive_serves_many_requests_on_one_connection(dir_server):
+    with requests.Session() as session:
+        for _ in range(5):
+            assert session.get(dir_server.seed_urls[0], timeout=3).status_code == 200
+
+
+def test_context_manager_in_a_subprocess_starts_and_stops():
+    web = generate(n_pages=50, n_sites=3, seed=2)
+    start = time.monotonic()
+    with WebServer(web, latency=0.01) as srv:
+        assert srv.mode == "process" and srv.alive
+        assert len(srv.ports) == 3 and len(set(srv.ports)) == 3
+        assert srv._process.pid != os.getpid()
+        with HttpFetcher() as fetcher:
+            result = fetcher.fetch(srv.seed_urls[2])
+        assert result.ok and result.links == srv.addressing.links(web.home(2))
+        process = srv._process
+    assert not process.is_alive()
+    assert time.monotonic() - start < 30
+    with pytest.raises(OSError):  # the ports are closed
+        socket.create_connection(("127.0.0.1", srv.ports[0]), timeout=0.5)
+
+
+def test_port_in_use_is_a_server_error():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        web = generate(n_pages=10, n_sites=1, seed=1)
+        with pytest.raises(ServerError, match="port in use"):
+            WebServer(web, port_base=port, mode="thread").start()
+        with pytest.raises(ServerError, match="port in use"):
+            WebServer(web, port_base=port, mode="process").start()
+
+
+def test_unknown_directory_is_a_server_error(tmp_path):
+    with pytest.raises(ServerError, match="unknown directory"):
+        WebServer(dirs=[str(tmp_path / "nope")])
+
+
+def test_stop_is_bounded_with_held_requests():
+    web = generate(n_pages=10, n_sites=1, seed=1)
+    srv = WebServer(web, mode="thread", hold=60).start()
+    with socket.create_connection(("127.0.0.1", srv.ports[0])) as s:
+        s.sendall(b"GET /_fault/timeout HTTP/1.1\r\nHost: x\r\n\r\n")
+        time.sleep(0.1)
+        start = time.monotonic()
+        srv.stop()
+        assert time.monotonic() - start < 5
+    assert not srv.alive
+
+
+# -- command line -----------------------------------------------------------------------
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="crawlab serve")
+    add_serve_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--dir", "/no/such/dir"], "unknown directory"),
+    (["--pages", "many"], "--pages"),
+    (["--pages", "5", "--sites", "10"], "--pages"),
+    (["--sites", "0"], "--sites"),
+    (["--latency", "-1"], "--latency"),
+    (["--latency", "nan"], "--latency"),
+    (["--faults", "2"], "--faults"),
+    (["--fault-kinds", "404,teapot"], "unknown fault"),
+    (["--port-base", "70000"], "--port-base"),
+    (["--no-web"], "--no-web"),
+])
+def test_run_serve_bad_input(capsys, argv, message):
+    assert run_serve(_args(*argv)) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("crawlab serve: error: ") and message in lines[0]
+    assert captured.out == ""
+
+
+def test_run_serve_port_in_use(capsys):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert run_serve(_args("--pages", "10", "--sites", "1", "--port-base", str(port))) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "port in use" in lines[0]
+
+
+def test_cli_serve_prints_seeds_and_stops_on_ctrl_c(tree):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "crawlers", "serve", "--pages", "40", "--sites", "3",
+         "--dir", str(tree)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        seeds = [process.stdout.readline().strip() for _ in range(4)]
+        assert all(s.startswith("http://127.0.0.1:") for s in seeds)
+        assert seeds[3].endswith("/") and seeds[0].endswith("/p0.html")
+        assert requests.get(seeds[3], timeout=3).status_code == 200
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(5)

@@ -1,0 +1,208 @@
+"""URL normalization, sites, scope, robots.txt and politeness."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from crawlers.clock import ManualClock
+from crawlers.simfetch import SimulatedFetcher
+from crawlers.urls import Politeness, RobotsCache, Scope, normalize, site_of
+from crawlers.webgen import generate
+
+BASE = "http://example.com/dir/page.html"
+
+NORMALIZE_CASES = [
+    # (url, base, expected)
+    ("http://example.com/a", None, "http://example.com/a"),
+    ("HTTP://Example.COM/a", None, "http://example.com/a"),
+    ("http://example.com", None, "http://example.com/"),
+    ("http://example.com:80/a", None, "http://example.com/a"),
+    ("https://example.com:443/a", None, "https://example.com/a"),
+    ("http://example.com:8080/a", None, "http://example.com:8080/a"),
+    ("https://example.com:80/a", None, "https://example.com:80/a"),
+    ("http://example.com/a#frag", None, "http://example.com/a"),
+    ("http://example.com/a?q=1#frag", None, "http://example.com/a?q=1"),
+    ("http://example.com/a?", None, "http://example.com/a"),
+    ("http://example.com/a/./b/../c", None, "http://example.com/a/c"),
+    ("http://example.com/../a", None, "http://example.com/a"),
+    ("http://example.com/a/b/..", None, "http://example.com/a/"),
+    ("http://example.com/%7Euser/%2fx", None, "http://example.com/~user/%2Fx"),
+    ("http://example.com/a b", None, "http://example.com/a%20b"),
+    ("http://user:pw@example.com/a", None, "http://example.com/a"),
+    ("http://example.com./a", None, "http://example.com/a"),
+    ("  http://example.com/a\n", None, "http://example.com/a"),
+    ("http://[::1]:8000/a", None, "http://[::1]:8000/a"),
+    ("other.html", BASE, "http://example.com/dir/other.html"),
+    ("./other.html#x", BASE, "http://example.com/dir/other.html"),
+    ("../up.html", BASE, "http://example.com/up.html"),
+    ("/root.html", BASE, "http://example.com/root.html"),
+    ("//cdn.example.org/x", BASE, "http://cdn.example.org/x"),
+    ("?q=2", BASE, "http://example.com/dir/page.html?q=2"),
+    ("#section", BASE, "http://example.com/dir/page.html"),
+    ("", BASE, "http://example.com/dir/page.html"),
+    ("HTTPS://OTHER.org:443", BASE, "https://other.org/"),
+    # rejected: schemes, garbage
+    ("mailto:someone@example.com", None, None),
+    ("mailto:someone@example.com", BASE, None),
+    ("javascript:void(0)", BASE, None),
+    ("JavaScript:alert(1)", BASE, None),
+    ("data:text/html,<p>hi</p>", BASE, None),
+    ("file:///etc/passwd", BASE, None),
+    ("ftp://example.com/x", None, None),
+    ("tel:+15551234", BASE, None),
+    ("http://", None, None),
+    ("http:///path", None, None),
+    ("http://example.com:99999/", None, None),
+    ("http://example.com:port/", None, None),
+    ("not a url", None, None),
+    ("", None, None),
+    ("relative.html", None, None),
+]
+
+
+@pytest.mark.parametrize("url,base,expected", NORMALIZE_CASES)
+def test_normalize_table(url, base, expected):
+    assert normalize(url, base) == expected
+
+
+@pytest.mark.parametrize("url,base,expected", [c for c in NORMALIZE_CASES if c[2]])
+def test_normalize_is_idempotent(url, base, expected):
+    assert normalize(expected) == expected
+
+
+def test_normalize_rejects_non_strings():
+    assert normalize(None) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("url,site", [
+    ("http://Site3.crawlab.test/p1.html", "site3.crawlab.test:80"),
+    ("https://example.com/x", "example.com:443"),
+    ("http://127.0.0.1:8001/p0.html", "127.0.0.1:8001"),
+    ("http://127.0.0.1:80/", "127.0.0.1:80"),
+])
+def test_site_of(url, site):
+    assert site_of(url) == site
+
+
+@pytest.mark.parametrize("bad", ["mailto:x@y", "/relative", "ftp://h/x"])
+def test_site_of_rejects(bad):
+    with pytest.raises(ValueError):
+        site_of(bad)
+
+
+def test_scope_stays_on_seed_sites():
+    scope = Scope(["http://a.test/", "http://127.0.0.1:8001/p0.html"])
+    assert "http://a.test/deep/page.html" in scope
+    assert "http://127.0.0.1:8001/p9.html" in scope
+    assert "http://127.0.0.1:8002/p9.html" not in scope  # another port is another site
+    assert "https://a.test/" not in scope  # another port (443) too
+    assert "http://b.test/" not in scope
+    assert "mailto:x@a.test" not in scope
+
+
+def test_scope_extra_sites_and_anywhere():
+    scope = Scope(["http://a.test/"], extra_sites=["b.test:80"])
+    assert scope.allows("http://b.test/x")
+    assert Scope(["http://a.test/"], anywhere=True).allows("http://c.test/")
+
+
+@pytest.fixture(scope="module")
+def small_web():
+    return generate(n_pages=60, n_sites=3, seed=4)
+
+
+def test_robots_disallow_is_honoured(small_web):
+    fetcher = SimulatedFetcher(small_web, latency=0.0, disallow=("/p1.html", "/private/"))
+    robots = RobotsCache(fetcher)
+    home = fetcher.seed_urls()[0]
+    origin = home.rsplit("/", 1)[0]
+    assert robots.allowed(home)
+    assert not robots.allowed(origin + "/p1.html")
+    assert not robots.allowed(origin + "/private/x.html")
+    assert robots.allowed(origin + "/p2.html")
+
+
+def test_robots_fetched_once_per_site_by_concurrent_threads(small_web):
+    calls = []
+
+    class Counting(SimulatedFetcher):
+        def fetch_text(self, url):
+            calls.append(url)
+            return super().fetch_text(url)
+
+    fetcher = Counting(small_web, latency=0.01, disallow=("/p1.html",))
+    robots = RobotsCache(fetcher)
+    urls = fetcher.seed_urls()
+    answers = []
+    threads = [threading.Thread(target=lambda u=u: answers.append(robots.allowed(u)))
+               for u in urls * 8]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    assert answers == [True] * len(threads)
+    assert sorted(calls) == sorted(u.rsplit("/", 1)[0] + "/robots.txt" for u in urls)
+
+
+def test_robots_unreachable_disallows_and_404_allows():
+    class Fixed:
+        def __init__(self, status):
+            self.status = status
+
+        def fetch_text(self, url):
+            return self.status, ""
+
+    assert not RobotsCache(Fixed(None)).allowed("http://a.test/x")
+    assert not RobotsCache(Fixed(503)).allowed("http://a.test/x")
+    assert RobotsCache(Fixed(404)).allowed("http://a.test/x")
+
+
+def test_robots_crawl_delay(small_web):
+    fetcher = SimulatedFetcher(small_web, latency=0.0, crawl_delay=2)
+    assert RobotsCache(fetcher).crawl_delay(fetcher.seed_urls()[0]) == 2.0
+
+
+def test_politeness_spaces_requests_per_site():
+    clock = ManualClock()
+    polite = Politeness(0.5, clock)
+    assert polite.reserve("http://a.test/1") == 0.0
+    assert polite.reserve("http://a.test/2") == 0.5
+    assert polite.reserve("http://a.test/3") == 1.0
+    assert polite.reserve("http://b.test/1") == 0.0  # another site is not delayed
+    assert polite.ready_in("http://a.test/") == 1.5
+    clock.advance(2.0)
+    assert polite.reserve("http://a.test/4") == 0.0
+    polite.set_delay("b.test:80", 3.0)
+    polite.reserve("http://b.test/2")
+    assert polite.reserve("http://b.test/3") == 3.0
+
+
+def test_politeness_is_thread_safe():
+    clock = ManualClock()
+    polite = Politeness(0.1, clock)
+    waits = []
+    lock = threading.Lock()
+
+    def worker():
+        for _ in range(50):
+            w = polite.reserve("http://a.test/x")
+            with lock:
+                waits.append(w)
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    # every slot booked exactly once: waits are 0, 0.1, 0.2, ... with no duplicates
+    assert sorted(round(w, 6) for w in waits) == [round(0.1 * i, 6) for i in range(400)]
+
+
+def test_politeness_wait_sleeps_on_its_clock():
+    clock = ManualClock()
+    polite = Politeness(1.0, clock)
+    polite.wait("http://a.test/")
+    assert polite.wait("http://a.test/") == 1.0
+    assert clock.now() == 1.0
