@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["Backoff", "deadline_of"]
+from frontier.contract import Empty, PerThreadStats, check_r
+
+__all__ = ["Backoff", "PollingFrontier", "deadline_of"]
 
 _MIN_DELAY = 1e-5
 _MAX_DELAY = 1e-3
@@ -55,8 +57,6 @@ class PollingFrontier:
     ordering = "fifo"
 
     def __init__(self) -> None:
-        from frontier.contract import PerThreadStats
-
         self._closed = False
         self._counters = PerThreadStats()
 
@@ -66,8 +66,6 @@ class PollingFrontier:
     def get(self, timeout: float | None = None) -> str | None:
         """Take a URL; poll with backoff while empty and open (:class:`~frontier.Empty` on
         timeout); ``None`` once closed and drained."""
-        from frontier.contract import Empty
-
         mine = self._counters.mine()
         backoff = None
         while True:
@@ -84,8 +82,6 @@ class PollingFrontier:
 
     def get_many(self, r: int) -> list[str]:
         """Up to ``r`` URLs, without waiting."""
-        from frontier.contract import check_r
-
         check_r(r)
         mine = self._counters.mine()
         out: list[str] = []
