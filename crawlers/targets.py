@@ -56,10 +56,10 @@ class Target:
     fetcher: Fetcher
     seeds: list[str]
     truth: GroundTruth | None
-    in_scope: Callable[[str], bool] | None
-    robots_allowed: Callable[[str], bool] | None
-    politeness_wait: Callable[[str], Any] | None
     description: str
+    in_scope: Callable[[str], bool] | None = None
+    robots_allowed: Callable[[str], bool] | None = None
+    politeness_wait: Callable[[str], Any] | None = None
 
 
 def _check(opts: WebOptions) -> None:
@@ -100,9 +100,6 @@ def open_target(opts: WebOptions) -> Iterator[Target]:
             fetcher=fetcher,
             seeds=addressing.seed_urls(),
             truth=GroundTruth(web.size, web.pagerank(), addressing.page_of),
-            in_scope=None,
-            robots_allowed=None,
-            politeness_wait=None,
             description=f"simulated web: {web.size} pages, {web.n_sites} sites, "
             f"latency {opts.latency * 1000:g} ms",
         )
@@ -117,9 +114,6 @@ def open_target(opts: WebOptions) -> Iterator[Target]:
                 fetcher=fetcher,
                 seeds=server.seed_urls,
                 truth=GroundTruth(web.size, web.pagerank(), addressing.page_of),
-                in_scope=None,
-                robots_allowed=None,
-                politeness_wait=None,
                 description=f"generated web served on 127.0.0.1: {web.size} pages, "
                 f"{web.n_sites} sites, latency {opts.latency * 1000:g} ms, parser {opts.parser}",
             )

@@ -128,19 +128,23 @@ class BinaryHeap:
         else:
             heapq.heappush(self._h, _Counted((-p, s), url, self._box))
 
+    def _pop_disk_key(self) -> tuple[float, int]:
+        """Remove the top of the block-file heap and return its key ``(-priority, seq)``.
+        Precondition: not empty. O(log n) block accesses."""
+        h = self._h
+        last = h.pop()
+        if h.n:
+            top = h[0]
+            h[0] = last
+            heapq._siftup(h, 0)
+        else:
+            top = last
+        return top if isinstance(top, tuple) else top.key
+
     def pop(self) -> str:
         """Remove and return the best URL. Precondition: not empty. O(log n)."""
         if self._disk:
-            h = self._h
-            last = h.pop()
-            if h.n:
-                top = h[0]
-                h[0] = last
-                heapq._siftup(h, 0)
-            else:
-                top = last
-            k = top if isinstance(top, tuple) else top.key
-            return self._urls.urls.pop(k[1])
+            return self._urls.urls.pop(self._pop_disk_key()[1])
         e = heapq.heappop(self._h)
         return e[2] if self._box is None else e.url
 
@@ -189,15 +193,7 @@ class BinaryHeap:
         urls = []
         if self._disk:
             for i in range(n):
-                h = self._h
-                last = h.pop()
-                if h.n:
-                    top = h[0]
-                    h[0] = last
-                    heapq._siftup(h, 0)
-                else:
-                    top = last
-                k = top if isinstance(top, tuple) else top.key
+                k = self._pop_disk_key()
                 keys[i] = complex(k[0], k[1])
                 urls.append(self._urls.urls.pop(k[1]))
             return keys, urls

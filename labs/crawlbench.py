@@ -5,7 +5,6 @@ Kept apart from the lab scripts so each of them stays a short description of its
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import frontier
@@ -59,7 +58,6 @@ def sim_crawl(
 def cpu_ceiling(web: webgen.Web, name: str = "monitor", seconds: float = 1.0) -> float:
     """Pages per second of one robot at zero latency: the most this process can crawl when
     the GIL serializes all Python work, whatever the thread count."""
-    time.sleep(0)  # nothing to warm: the web is generated already
     report = sim_crawl(web, name, 1, latency=0.0, seconds=seconds)
     return report.pages_per_second
 

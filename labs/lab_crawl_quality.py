@@ -23,11 +23,11 @@ def main(argv=None) -> int:
                                      if frontier.info(n).ordering == "priority"]]
     checkpoints = sorted({max(1, int(pages * f)) for f in (0.01, 0.02, 0.05, 0.1, 0.2, 0.3,
                                                              0.5, 0.7, 1.0)})
+    truth = GroundTruth(web.size, web.pagerank(), _page_of(web))
     rows = []
     for name in names:
         r = sim_crawl(web, name, 1, latency=0.0, timeline=True, seed=lab.seed)
         order = [url for _, url in r.timeline]
-        truth = GroundTruth(web.size, web.pagerank(), _page_of(web))
         for n in checkpoints:
             rows.append({"frontier": name, "ordering": frontier.info(name).ordering,
                          "pages": n, "fraction": n / web.size,
