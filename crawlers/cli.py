@@ -15,6 +15,7 @@ error and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
@@ -234,15 +235,29 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_crawl_arguments(p)
     p.set_defaults(run=_cmd_crawl)
 
-    try:
-        from crawlers import server
-    except ImportError:  # the web side is optional until it lands
-        server = None
-    if server is not None and hasattr(server, "add_serve_arguments"):
-        p = sub.add_parser("serve", help="serve the generated web (and directories) locally")
-        server.add_serve_arguments(p)
-        p.set_defaults(run=server.run_serve)
+    from crawlers import server
+
+    p = sub.add_parser("serve", help="serve the generated web (and directories) locally")
+    server.add_serve_arguments(p)
+    p.set_defaults(run=server.run_serve)
+
+    # Commands whose arguments live beside their engine: (name, module, help).
+    for name, module, text in _DELEGATED:
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue
+        p = sub.add_parser(name, help=text)
+        mod.add_arguments(p)
+        p.set_defaults(run=mod.run)
     return parser
+
+
+_DELEGATED = [
+    ("bsp", "crawlers.bsp.command", "bulk-synchronous crawl: P worker processes, supersteps"),
+    ("partition", "crawlers.partition_command",
+     "assign sites to K crawlers (page-hash, site-hash, hypergraph)"),
+]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
