@@ -32,6 +32,8 @@ comparisons, counted in :attr:`ChunkedCBT.comparisons`. Either way SELECT also r
 * ``pop_many(r)`` moves root chunks to ``H`` by **extraction-update** until ``H`` holds ``r``
   keys, then takes the best ``r`` of ``H[:r]`` and ``B``. Extraction removes the root chunk,
   moves the last leaf's item to the root, and sifts it down one path. Two SELECTs per level.
+* single ``push``/``pop`` go through a small Python-list buffer in front of the tree
+  (:mod:`frontier.pqbuffer`), so the tree itself sees bulk operations only.
 
 A correction to Figure 2. Read literally, Figure 2 replays the matches bottom-up from the moved
 leaf and gives the loser of each match the worse half of the two chunks. When the loser is the
@@ -53,13 +55,13 @@ break ``c2``'s subtree, since no key of it exceeds ``c2``'s old worst -- then SE
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 
 import numpy as np
 
 from frontier.blockstore import BlockKeys
 from frontier.contract import register
 from frontier.locked import LockedFrontier
+from frontier.pqbuffer import DEFAULT_BUFFER, FrontBuffer
 from frontier.pqcommon import KEY_DTYPE, UrlTable, check_disk_options, check_int_option
 
 __all__ = ["CBTFrontier", "ChunkedCBT"]
@@ -67,13 +69,15 @@ __all__ = ["CBTFrontier", "ChunkedCBT"]
 _EMPTY = np.empty(0, dtype=KEY_DTYPE)
 
 
-class ChunkedCBT:
+class ChunkedCBT(FrontBuffer):
     """The CBT storage (see the module docstring). Not thread-safe: wrap it in a frontier.
 
     ``chunk``: R, the keys per node; ``seed``: the SELECT's random pivots;
     ``disk``/``cache_blocks``/``block_size``: keep the chunks in blocks of a file, each chunk
     on its own whole blocks (:mod:`frontier.blockstore`); ``count_comparisons``: SELECT by the
-    counting quickselect instead of ``numpy.partition`` (slower; same results).
+    counting quickselect instead of ``numpy.partition`` (slower; same results); ``buffer``: K,
+    the keys of the front buffer for single push/pop (:mod:`frontier.pqbuffer`; default 64,
+    0 when counting comparisons; 0 switches it off).
     """
 
     def __init__(
@@ -84,6 +88,7 @@ class ChunkedCBT:
         cache_blocks: int = 64,
         block_size: int = 256,
         seed: int = 0,
+        buffer: int | None = None,
     ) -> None:
         check_int_option("chunk", chunk, 1)
         self._counting = bool(count_comparisons)
@@ -107,6 +112,7 @@ class ChunkedCBT:
         self._cmp = 0  # key comparisons (meaningful when counting)
         self.selects = 0
         """SELECT calls so far."""
+        self._init_buffer((0 if self._counting else DEFAULT_BUFFER) if buffer is None else buffer)
 
     # -- items and their chunks -----------------------------------------------------------
 
@@ -267,18 +273,17 @@ class ChunkedCBT:
         self._cmp += R - 1  # x.max()
         self._insert_chunk(x, x.max())
 
-    def push(self, url: str, priority: float) -> None:
-        """Add one URL to ``B``; a full ``B`` becomes a chunk. O(R) for the append, plus an
-        insertion-update every R pushes."""
-        self._B = np.append(self._B, self._urls.key(url, priority))
+    def _push_one(self, key: complex) -> None:
+        """Add one key to ``B``; a full ``B`` becomes a chunk. O(R) for the append, plus an
+        insertion-update every R pushes. (The buffer off: ``K = 0``.)"""
+        self._B = np.append(self._B, key)
         if len(self._B) >= self.R:
             x, self._B = self._B, _EMPTY
             self._add_chunk(x)
 
-    def push_many(self, pairs: Iterable[tuple[str, float]]) -> None:
-        """Insert-many: all priorities are checked before any URL is added; every full chunk
-        of R is inserted by insertion-update (Figure 1)."""
-        keys = self._urls.keys(pairs)
+    def _push_keys(self, keys: np.ndarray) -> None:
+        """Insert-many of keys: every full chunk of R is inserted by insertion-update
+        (Figure 1); fewer than R wait in ``B``."""
         if not len(keys):
             return
         b = np.concatenate((self._B, keys)) if len(self._B) else keys
@@ -287,6 +292,10 @@ class ChunkedCBT:
         for lo in range(0, full, R):
             self._add_chunk(b[lo : lo + R])
         self._B = b[full:]
+
+    def _unextract(self, keys: np.ndarray) -> None:
+        """Put back ``keys`` (sorted, each beating every key held): they join the head ``H``."""
+        self._H = np.concatenate((keys, self._H)) if len(self._H) else keys
 
     def _take(self, r: int) -> np.ndarray:
         """Remove the ``r`` best keys (``r <= len``), sorted."""
@@ -306,23 +315,7 @@ class ChunkedCBT:
         self._B = B[B > e]
         return np.sort(best)
 
-    def pop(self) -> str:
-        """Remove and return the best URL. Precondition: not empty."""
-        return self._urls.take_one(self._take(1)[0])
-
-    def pop_many(self, r: int) -> list[str]:
-        """Extract-top(r): up to ``r`` URLs, best first."""
-        return self.pop_top(r)[1]
-
-    def pop_top(self, r: int) -> tuple[np.ndarray, list[str]]:
-        """Extract-top(r) with the keys: ``(keys best first, their URLs)``."""
-        r = min(r, len(self))
-        if r <= 0:
-            return _EMPTY, []
-        keys = self._take(r)
-        return keys, self._urls.take(keys)
-
-    def __len__(self) -> int:
+    def _core_len(self) -> int:
         return len(self._H) + len(self._B) + self.n * self.R
 
     # -- introspection --------------------------------------------------------------------
@@ -332,8 +325,8 @@ class ChunkedCBT:
         """Block reads/writes so far (``None`` in RAM mode)."""
         return None if self._blocks is None else self._blocks.io
 
-    def keys(self) -> np.ndarray:
-        """Every key held: H, the chunks in node order, then B (a copy; for tests)."""
+    def _core_keys(self) -> np.ndarray:
+        """Every key of the core: H, the chunks in node order, then B (a copy; for tests)."""
         parts = [self._H] + [self._load(self._cbt[k]) for k in range(1, self.n + 1)] + [self._B]
         return np.concatenate(parts)
 
@@ -342,7 +335,7 @@ class ChunkedCBT:
         if self._blocks is not None:
             self._blocks.close()
 
-    def _check(self) -> None:
+    def _check_core(self) -> None:
         """Assert every invariant of the module docstring, and the free list. O(n)."""
         R, n = self.R, self.n
         items = [self._cbt[k] for k in range(1, n + 1)]
@@ -367,7 +360,6 @@ class ChunkedCBT:
         if len(H) and n:
             assert H[-1] < chunks[0].min(), "H does not beat the root chunk"
         assert len(self._B) < R, "B holds a full chunk"
-        self._urls.check(self.keys())
         if self._blocks is not None:
             self._blocks._check()
 
@@ -377,7 +369,8 @@ class CBTFrontier(LockedFrontier):
     """Unbounded priority frontier on a :class:`ChunkedCBT` under one lock.
 
     Largest priority first, FIFO among equal priorities. ``put_many``/``get_many(R)`` are the
-    paper's insert-many and extract-top(R); single ``put``/``get`` work too (through ``B``/``H``)."""
+    paper's insert-many and extract-top(R); single ``put``/``get`` go through the front buffer
+    (:mod:`frontier.pqbuffer`)."""
 
     name = "cbt"
     description = "chunked Complete Binary Tree (R keys per node, SELECT updates) under one lock"
@@ -391,8 +384,10 @@ class CBTFrontier(LockedFrontier):
         cache_blocks: int = 64,
         block_size: int = 256,
         seed: int = 0,
+        buffer: int | None = None,
     ) -> None:
-        super().__init__(ChunkedCBT(chunk, count_comparisons, disk, cache_blocks, block_size, seed))
+        super().__init__(ChunkedCBT(chunk, count_comparisons, disk, cache_blocks, block_size, seed,
+                                    buffer))
 
     @property
     def storage(self) -> ChunkedCBT:

@@ -36,6 +36,9 @@ code that runs, partitions by an instrumented twin of ``numpy.partition`` -- see
   are then sorted best-first, as the frontier contract asks: that sort is *not* counted (the
   paper's extract-top reports a set). Amortized O(R log R + log n) expected.
 * ``pop`` -- ``pop_many(1)``: IQS's extract-min.
+* Single ``push``/``pop`` go through a small Python-list buffer in front of the quickheap
+  (:mod:`frontier.pqbuffer`), which reaches it by ``push_many``/``pop_many`` of K keys; the
+  comparison-counting twin has no buffer, so its single ``push`` is Figure 4 as printed.
 
 Capacity doubles when the array is full (the live keys are copied to the new array).
 
@@ -49,13 +52,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable
 
 import numpy as np
 
 from frontier.blockstore import open_keys
 from frontier.contract import register
 from frontier.locked import LockedFrontier
+from frontier.pqbuffer import DEFAULT_BUFFER, FrontBuffer
 from frontier.pqcommon import KEY_DTYPE, UrlTable, check_disk_options, check_int_option
 
 __all__ = ["Quickheap", "QuickheapFrontier"]
@@ -64,13 +67,15 @@ _INF = np.complex128(complex(math.inf, math.inf))  # the fictitious pivot P[0]
 _BULK = 8  # push_many of fewer keys inserts them one by one (Figure 4)
 
 
-class Quickheap:
+class Quickheap(FrontBuffer):
     """The QH storage (see the module docstring). Not thread-safe: wrap it in a frontier.
 
     ``initial_capacity``: initial array size (grows by doubling); ``seed``: random pivots;
     ``disk``/``cache_blocks``/``block_size``: keep the array in blocks of a file
     (:mod:`frontier.blockstore`); ``count_comparisons``: partition by the counting twin
-    instead of ``numpy.partition`` (slower; same results, see :meth:`_partition`).
+    instead of ``numpy.partition`` (slower; same results, see :meth:`_partition`); ``buffer``:
+    K, the keys of the front buffer for single push/pop (:mod:`frontier.pqbuffer`; default 64,
+    0 when counting comparisons; 0 switches it off).
     """
 
     def __init__(
@@ -81,6 +86,7 @@ class Quickheap:
         cache_blocks: int = 64,
         block_size: int = 256,
         seed: int = 0,
+        buffer: int | None = None,
     ) -> None:
         check_int_option("initial_capacity", initial_capacity, 2)
         self._counting = bool(count_comparisons)
@@ -95,6 +101,7 @@ class Quickheap:
         self._cmp = 0  # key comparisons (meaningful when counting)
         self.partitions = 0
         """Partition passes made so far (each over a chunk)."""
+        self._init_buffer((0 if self._counting else DEFAULT_BUFFER) if buffer is None else buffer)
 
     # -- the circular array -----------------------------------------------------------------
 
@@ -155,14 +162,13 @@ class Quickheap:
             a.set((S[pidx] - 1) % cap, a.get((S[pidx + 1] + 1) % cap))
             pidx += 1
 
-    def push(self, url: str, priority: float) -> None:
-        """Add one URL (Figure 4). O(number of pivots) = O(log n) expected."""
-        self._insert(np.complex128(self._urls.key(url, priority)))
+    def _push_one(self, key: complex) -> None:
+        """Add one key (Figure 4). O(number of pivots) = O(log n) expected."""
+        self._insert(np.complex128(key))
 
-    def push_many(self, pairs: Iterable[tuple[str, float]]) -> None:
-        """Insert-many: all priorities are checked before any URL is added; then the bulk
-        form of Figure 4 (module docstring)."""
-        keys = self._urls.keys(pairs)
+    def _push_keys(self, keys: np.ndarray) -> None:
+        """Insert-many of keys: the bulk form of Figure 4 (module docstring); fewer than
+        ``_BULK`` keys go one by one."""
         m = len(keys)
         if m < _BULK:
             for x in keys:
@@ -255,23 +261,16 @@ class Quickheap:
         self._idx = final + 1
         return out
 
-    def pop(self) -> str:
-        """Remove and return the best URL. Precondition: not empty. Amortized O(log n)."""
-        return self._urls.take_one(self._extract(1)[0])
+    _take = _extract  # the core's extract-top for FrontBuffer
 
-    def pop_many(self, r: int) -> list[str]:
-        """Extract-top(r): up to ``r`` URLs, best first (Figure 5)."""
-        return self.pop_top(r)[1]
+    def _unextract(self, keys: np.ndarray) -> None:
+        """Put back ``keys`` (sorted, each beating every key held) just before the head: they
+        join the first chunk, whose keys need only be below ``P[top]``. O(len(keys))."""
+        self._ensure(len(keys))
+        self._idx -= len(keys)
+        self._write(self._idx, keys)
 
-    def pop_top(self, r: int) -> tuple[np.ndarray, list[str]]:
-        """Extract-top(r) with the keys: ``(keys best first, their URLs)``."""
-        r = min(r, len(self))
-        if r <= 0:
-            return np.empty(0, dtype=KEY_DTYPE), []
-        keys = self._extract(r)
-        return keys, self._urls.take(keys)
-
-    def __len__(self) -> int:
+    def _core_len(self) -> int:
         return self._S[0] - self._idx
 
     # -- introspection --------------------------------------------------------------------
@@ -285,22 +284,22 @@ class Quickheap:
     def capacity(self) -> int:
         return self._cap
 
-    def keys(self) -> np.ndarray:
-        """The keys held, in position order (a copy; for tests)."""
+    def _core_keys(self) -> np.ndarray:
+        """The keys of the quickheap, in position order (a copy; for tests)."""
         return np.array(self._read(self._idx, self._S[0]))
 
     def close(self) -> None:
         """Release the block file (disk mode)."""
         self._a.close()
 
-    def _check(self) -> None:
+    def _check_core(self) -> None:
         """Assert the pivot invariant and the bookkeeping. O(n)."""
         S, P, idx = self._S, self._P, self._idx
         assert len(S) == len(P) >= 1 and P[0] == _INF
         assert all(S[k] > S[k + 1] for k in range(len(S) - 1)), f"stack not decreasing: {S}"
         assert S[-1] >= idx, (S, idx)
         assert S[0] - idx + 1 <= self._cap, "more keys than cells"
-        keys = self.keys()
+        keys = self._core_keys()
         bounds = [idx - 1] + S[:0:-1] + [S[0]]  # chunk limits, left to right
         values = [None] + P[:0:-1] + [None]
         for j in range(1, len(bounds) - 1):
@@ -314,7 +313,6 @@ class Quickheap:
                     assert (chunk > values[j]).all(), f"chunk {j} has a key below its pivot"
                 if values[j + 1] is not None:
                     assert (chunk < values[j + 1]).all(), f"chunk {j} has a key above its pivot"
-        self._urls.check(keys)
         self._a._check()
 
 
@@ -337,9 +335,10 @@ class QuickheapFrontier(LockedFrontier):
         cache_blocks: int = 64,
         block_size: int = 256,
         seed: int = 0,
+        buffer: int | None = None,
     ) -> None:
         super().__init__(Quickheap(initial_capacity, count_comparisons, disk, cache_blocks,
-                                   block_size, seed))
+                                   block_size, seed, buffer))
 
     @property
     def storage(self) -> Quickheap:

@@ -135,7 +135,8 @@ class Slices:
         out_k, out_u = [], []
         live = [i for i in range(T) if len(self.slices[i]) or len(self._buf[i][1])]
         for _ in range(r):
-            live = [i for i in live if len(self.slices[i]) or self._buf[i][2] < len(self._buf[i][1])]
+            live = [i for i in live
+                    if len(self.slices[i]) or self._buf[i][2] < len(self._buf[i][1])]
             if not live:
                 break
             i, j = (live[0], live[0]) if len(live) == 1 else self._rng.sample(live, 2)

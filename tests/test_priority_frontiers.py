@@ -23,6 +23,7 @@ from frontier.heap import BinaryHeap
 from frontier.quickheap import Quickheap
 
 PRIORITY_NAMES = ["heap", "cbt", "quickheap"]
+FIXTURE_OK = [HealthCheck.function_scoped_fixture]
 
 
 def variants(tmp):
@@ -38,6 +39,18 @@ def variants(tmp):
         ("qh", lambda: Quickheap(initial_capacity=2)),
         ("qh-count", lambda: Quickheap(initial_capacity=3, count_comparisons=True, seed=2)),
         ("qh-disk", lambda: Quickheap(initial_capacity=4, disk=tmp, cache_blocks=2, block_size=3)),
+        # tiny front buffers (pqbuffer), so that flushes, refills and spills happen constantly
+        ("cbt-3-buf1", lambda: ChunkedCBT(chunk=3, buffer=1)),
+        ("cbt-4-buf3", lambda: ChunkedCBT(chunk=4, buffer=3, seed=2)),
+        ("cbt-2-buf2-disk", lambda: ChunkedCBT(chunk=2, buffer=2, disk=tmp, cache_blocks=1,
+                                               block_size=3)),
+        ("cbt-3-buf2-count", lambda: ChunkedCBT(chunk=3, buffer=2, count_comparisons=True)),
+        ("qh-buf1", lambda: Quickheap(initial_capacity=2, buffer=1)),
+        ("qh-buf3", lambda: Quickheap(initial_capacity=3, buffer=3, seed=1)),
+        ("qh-buf2-disk", lambda: Quickheap(initial_capacity=2, buffer=2, disk=tmp, cache_blocks=2,
+                                           block_size=2)),
+        ("cbt-nobuf", lambda: ChunkedCBT(chunk=3, buffer=0)),
+        ("qh-nobuf", lambda: Quickheap(initial_capacity=2, buffer=0)),
     ]
 
 
@@ -92,7 +105,7 @@ def run(storage, model: Model, program) -> None:
 
 
 @pytest.mark.parametrize("label", [v[0] for v in variants("/tmp")])
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=FIXTURE_OK)
 @given(program=programs)
 def test_storage_equals_heapq(label, program, tmp_path):
     make = dict(variants(tmp_path))[label]
@@ -103,14 +116,15 @@ def test_storage_equals_heapq(label, program, tmp_path):
         getattr(storage, "close", lambda: None)()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(program=programs, chunk=st.integers(1, 6), cache=st.integers(1, 4))
-def test_disk_mode_equals_ram_mode(program, chunk, cache, tmp_path):
+@settings(max_examples=25, deadline=None, suppress_health_check=FIXTURE_OK)
+@given(program=programs, chunk=st.integers(1, 6), cache=st.integers(1, 4), buf=st.integers(0, 4))
+def test_disk_mode_equals_ram_mode(program, chunk, cache, buf, tmp_path):
     """Same program, RAM and disk: identical answers (and both equal heapq, above)."""
     pairs = [(ram, disk) for ram, disk in [
-        (ChunkedCBT(chunk=chunk), ChunkedCBT(chunk=chunk, disk=tmp_path, cache_blocks=cache,
-                                              block_size=2)),
-        (Quickheap(), Quickheap(disk=tmp_path, cache_blocks=cache, block_size=2)),
+        (ChunkedCBT(chunk=chunk, buffer=buf),
+         ChunkedCBT(chunk=chunk, disk=tmp_path, cache_blocks=cache, block_size=2, buffer=buf)),
+        (Quickheap(buffer=buf), Quickheap(disk=tmp_path, cache_blocks=cache, block_size=2,
+                                          buffer=buf)),
         (BinaryHeap(), BinaryHeap(disk=tmp_path, cache_blocks=cache, block_size=2)),
     ]]
     for ram, disk in pairs:
