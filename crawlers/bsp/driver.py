@@ -1,0 +1,270 @@
+"""Run a BSP crawl on either backend: :func:`run_bsp` (see the package docstring).
+
+The driver builds what every worker shares (:class:`Setup`: settings, the assignment, the
+seeds, the served origins), starts the workers on the chosen transport, collects their
+per-superstep reports at the root and returns the :class:`~crawlers.bsp.report.BspReport`.
+
+* ``processes``: this process is the coordinator. It opens the target (starting the local web
+  server for a served web, which every worker then fetches from), spawns P workers, answers
+  their collectives (:class:`~crawlers.bsp.transport.ProcessGroup`) and collects.
+* ``mpi``: every rank runs :func:`run_bsp`; rank 0 opens the target, shares the set-up with
+  one ``allgather``, collects, and returns the report; the other ranks return ``None``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import frontier as frontier_pkg
+from crawlers.bsp.engine import Ownership, Worker, WorkerSettings, make_fetch
+from crawlers.bsp.report import BspReport, Collector
+from crawlers.bsp.transport import BspError, MpiTransport, ProcessGroup, ProcessTransport
+from crawlers.partition import Assignment, make_assignment
+from crawlers.targets import WebOptions, open_target
+from crawlers.urls import origin_of, site_of
+
+__all__ = ["BACKENDS", "BspConfig", "Setup", "run_bsp"]
+
+BACKENDS = ("processes", "mpi")
+
+
+@dataclass
+class BspConfig:
+    """A BSP crawl: the web, P workers of ``robots`` robots taking ``R`` URLs a superstep
+    from a ``frontier``, an owner ``partition`` (``site-hash``, ``page-hash`` or a partition
+    file), a ``backend``, when to stop, and optionally a fault (``kill_worker`` SIGKILLed at
+    the start of superstep ``kill_at``, processes backend) and an ``out`` directory."""
+
+    web: WebOptions = field(default_factory=lambda: WebOptions(kind="sim", latency=0.0))
+    procs: int = 2
+    robots: int = 4
+    R: int = 64
+    frontier: str = "cbt"
+    partition: str = "site-hash"
+    backend: str = "processes"
+    seconds: float | None = None
+    max_pages: int | None = None
+    max_supersteps: int | None = None
+    kill_worker: int | None = None
+    kill_at: int | None = None
+    out: str | None = None
+    opic: bool = True  # OPIC priorities (priority frontiers only)
+    timeout: float = 120.0  # seconds a collective waits for a worker
+
+
+@dataclass
+class Setup:
+    """What every worker gets (picklable)."""
+
+    settings: WorkerSettings
+    web: WebOptions
+    assignment: Assignment
+    served_origins: list[str] | None = None
+
+
+def _positive(name: str, value: Any, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise BspError(f"{name} must be a positive integer, got {value!r}")
+
+
+def check_config(c: BspConfig) -> None:
+    """Raise :class:`BspError` (one line) for a configuration that cannot run."""
+    _positive("procs (P)", c.procs)
+    _positive("robots (r)", c.robots)
+    _positive("R", c.R)
+    _positive("max pages", c.max_pages, allow_none=True)
+    _positive("max supersteps", c.max_supersteps, allow_none=True)
+    if c.seconds is not None and not c.seconds > 0:
+        raise BspError(f"seconds must be positive, got {c.seconds!r}")
+    if c.backend not in BACKENDS:
+        raise BspError(f"unknown backend {c.backend!r}; valid: {', '.join(BACKENDS)}")
+    frontier_pkg.info(c.frontier)  # UnknownFrontier (a ValueError) lists the names
+    if (c.kill_worker is None) != (c.kill_at is None):
+        raise BspError("--kill-worker and --kill-at go together")
+    if c.kill_worker is not None:
+        if c.backend != "processes":
+            raise BspError("fault injection (--kill-worker) needs --backend processes")
+        if c.procs < 2:
+            raise BspError("--kill-worker needs at least 2 workers (someone must survive)")
+        if not 0 <= c.kill_worker < c.procs:
+            raise BspError(f"--kill-worker must be a rank in 0..{c.procs - 1}, "
+                           f"got {c.kill_worker}")
+        if c.kill_at < 0:
+            raise BspError(f"--kill-at must be a superstep >= 0, got {c.kill_at}")
+
+
+def known_sites(web: WebOptions) -> list[str] | None:
+    """The sites a partition file may name: ``siteN.crawlab.test:80`` for a generated web,
+    the seed URLs' sites for real ones."""
+    if web.kind == "urls":
+        return [site_of(u) for u in web.seed_urls]
+    from crawlers.webgen import logical_origin
+
+    return [site_of(logical_origin(s)) for s in range(web.sites)]
+
+
+def _setup(c: BspConfig, assignment: Assignment, target: Any) -> Setup:
+    served = None
+    if c.web.kind == "served":
+        served = [origin_of(u) for u in target.seeds]  # seed s is the home page of site s
+    settings = WorkerSettings(
+        procs=c.procs, robots=c.robots, R=c.R, frontier=c.frontier, priority=c.opic,
+        seeds=list(target.seeds), seconds=c.seconds, max_pages=c.max_pages,
+        max_supersteps=c.max_supersteps, keep_results=c.out is not None,
+        kill=None if c.kill_worker is None else (c.kill_worker, c.kill_at))
+    return Setup(settings=settings, web=c.web, assignment=assignment, served_origins=served)
+
+
+@dataclass
+class _Side:
+    fetch: Callable[[str], Any]
+    in_scope: Callable[[str], bool] | None
+    aliases: dict[str, str] | None
+
+
+@contextlib.contextmanager
+def _worker_side(setup: Setup, target: Any = None) -> Iterator[_Side]:
+    """The worker's own fetcher (and scope, and served-to-logical origin aliases)."""
+    web = setup.web
+    if web.kind == "served":
+        from crawlers.fetch import HttpFetcher
+        from crawlers.webgen import logical_origin
+
+        origins = setup.served_origins or []
+        aliases = {o: logical_origin(s) for s, o in enumerate(origins)}
+        fetcher = HttpFetcher(parser=web.parser, pool_size=max(8, setup.settings.robots))
+        try:
+            yield _Side(fetcher.fetch, None, aliases)
+        finally:
+            fetcher.close()
+        return
+    with contextlib.ExitStack() as stack:
+        if target is None:
+            target = stack.enter_context(open_target(web))
+        yield _Side(make_fetch(target.fetcher, target.robots_allowed, target.politeness_wait),
+                    target.in_scope, None)
+
+
+def _process_worker(setup: Setup, rank: int, timeout: float, conn: Any) -> None:
+    """Entry point of a worker process (spawned by the coordinator)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    transport = ProcessTransport(rank, setup.settings.procs, conn, timeout)
+    try:
+        with _worker_side(setup) as side:
+            worker = Worker(setup.settings, transport,
+                            Ownership(setup.assignment, side.aliases), side.fetch,
+                            in_scope=side.in_scope)
+            reason = worker.run()
+    except Exception as exc:  # report it as one line; the coordinator stops the crawl
+        transport.report_error(f"{type(exc).__name__}: {exc}")
+        conn.close()
+        return
+    transport.close(reason)
+
+
+def _base_report(c: BspConfig) -> BspReport:
+    return BspReport(frontier=c.frontier, procs=c.procs, robots=c.robots, R=c.R,
+                     backend=c.backend, partition=c.partition)
+
+
+def run_bsp(config: BspConfig, sink: Any = None) -> BspReport | None:
+    """Run the BSP crawl ``config`` describes; return its report (``None`` on MPI ranks other
+    than 0). Bad configurations raise :class:`BspError` or another :class:`ValueError` with a
+    one-line message. ``sink`` overrides the ``CrawlOutput`` of ``config.out``.
+
+    Ctrl-C stops the crawl and still returns the report (``stopped_by="interrupted"``);
+    pages reported so far are in it and in ``out``.
+    """
+    check_config(config)
+    assignment = make_assignment(config.partition, config.procs, known_sites(config.web))
+    if config.backend == "mpi":
+        return _run_mpi(config, assignment, sink)
+    return _run_processes(config, assignment, sink)
+
+
+def _open_sink(config: BspConfig, sink: Any) -> tuple[Any, bool]:
+    if sink is not None or config.out is None:
+        return sink, False
+    from crawlers.output import CrawlOutput
+
+    return CrawlOutput(config.out), True
+
+
+def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspReport:
+    sink, own_sink = _open_sink(config, sink)
+    report = _base_report(config)
+    try:
+        with open_target(config.web) as target:
+            setup = _setup(config, assignment, target)
+            group = ProcessGroup(config.procs, timeout=config.timeout, seeds=target.seeds)
+            collector = Collector(config.procs, sink, target.truth)
+            t_spawn = time.monotonic()
+            started: list[float] = []
+
+            def on_start() -> None:
+                started.append(time.monotonic())
+                collector.start()
+
+            stopped_by = ""
+            try:
+                group.start(_process_worker, lambda r: (setup, r, config.timeout))
+                group.serve(collector.add, on_start)
+                reasons = {v for v in group.close_reasons.values() if v}
+                if not reasons:
+                    raise BspError("every worker died (exit codes "
+                                   f"{', '.join(str(c) for _, c in group.dead)})")
+                stopped_by = ",".join(sorted(reasons))
+            except KeyboardInterrupt:
+                stopped_by = "interrupted"
+            finally:
+                group.stop()
+            t_end = time.monotonic()
+            t_start = started[0] if started else t_end
+            report.startup_seconds = round(t_start - t_spawn, 4)
+            report.killed = [{"rank": r, "exitcode": code,
+                              "superstep": config.kill_at if r == config.kill_worker else None}
+                             for r, code in group.dead]
+            collector.report(report, t_end - t_start, stopped_by)
+    finally:
+        if own_sink:
+            sink.close(report.as_json() if report.stopped_by else None)
+    return report
+
+
+def _run_mpi(config: BspConfig, assignment: Assignment, sink: Any) -> BspReport | None:
+    transport = MpiTransport(config.procs)
+    root = transport.rank == 0
+    if root:
+        sink, own_sink = _open_sink(config, sink)
+    else:
+        sink, own_sink = None, False
+    report = _base_report(config)
+    try:
+        with contextlib.ExitStack() as stack:
+            target = None
+            if root or config.web.kind != "served":
+                target = stack.enter_context(open_target(config.web))
+            setup = _setup(config, assignment, target) if root else None
+            setup = transport.allgather(setup)[0]
+            collector = Collector(config.procs, sink, target.truth if root else None)
+            side = stack.enter_context(_worker_side(setup, target))
+            worker = Worker(setup.settings, transport, Ownership(setup.assignment, side.aliases),
+                            side.fetch, in_scope=side.in_scope,
+                            on_gather=collector.add if root else None)
+            collector.start()
+            t0 = time.monotonic()
+            reason = worker.run()
+            elapsed = time.monotonic() - t0
+            if root:
+                collector.report(report, elapsed, reason)
+    finally:
+        if own_sink:
+            sink.close(report.as_json() if report.stopped_by else None)
+    return report if root else None

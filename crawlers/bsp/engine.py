@@ -1,0 +1,422 @@
+"""The BSP worker: one scheduler, a local frontier, r robot threads, supersteps.
+
+Worker ``rank`` of ``P`` owns the URLs the assignment gives it (:class:`Ownership`) and keeps
+them in its own frontier, any registered strategy. One superstep (Section 2 of Marin, Paredes
+and Bonacic, 2008):
+
+1. *extract-top(R)*: ``get_many`` up to ``R`` URLs (fewer near a page budget); a URL already
+   fetched (a stale copy, put again when its OPIC cash doubled) is skipped;
+2. the ``r`` robots fetch them concurrently (a thread pool over the target's
+   :class:`~crawlers.fetch.Fetcher`: no HTTP or parsing here); results are then processed
+   **in extraction order** by the worker's main thread, so a superstep is deterministic;
+3. each page's OPIC cash is split among its links: links the worker owns go into its
+   frontier with ``put_many``; the others are packed into one message per destination
+   (``url``, ``cash``) -- a page linking to ``k`` other workers costs ``k`` *page messages*,
+   the quantity the hypergraph partitioning model counts;
+4. the all-to-all exchange ends the superstep (its barrier included); received cash is applied
+   (a cash update for a page already fetched is a *failure*, the paper's Figure 6), then the
+   workers agree on stopping with one ``allreduce``: every frontier empty (and so no message
+   in flight, since the exchange has delivered them all), the page budget reached, the time
+   slice over or the superstep limit reached.
+
+Each superstep the worker sends a :class:`WorkerStep` (its pages and counters) to the root of
+``gather``, so a page fetched is reported even if the worker dies later. A
+:class:`~crawlers.bsp.transport.Failover` from the transport (processes backend) updates the
+owner table and re-seeds what the dead workers held.
+
+Thread-safety: a :class:`Worker` is driven by one thread; only ``fetcher.fetch`` runs in the
+robot threads (fetchers are thread-safe). Cost per superstep: O(R log n) frontier work (for
+the priority frontiers), O(links) routing, plus the fetches and the exchange.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import frontier as frontier_pkg
+from crawlers import faults
+from crawlers.bsp.transport import Failover, Transport
+from crawlers.fetch import FetchResult
+from crawlers.opic import Opic
+from crawlers.partition import Assignment
+from crawlers.urls import origin_of, site_of
+from crawlers.visited import VisitedSet
+
+__all__ = ["Ownership", "OpicLedger", "Worker", "WorkerStep", "LARGE_CAPACITY"]
+
+LARGE_CAPACITY = 1 << 20
+"""Capacity given to bounded frontiers: a BSP worker is single-threaded, so it cannot wait
+for room; what does not fit waits in an overflow list (counted as ``spilled``)."""
+
+
+class Ownership:
+    """Who owns a URL: the assignment, on logical URLs, updated by failovers.
+
+    ``aliases`` maps a served origin (``http://127.0.0.1:PORT``) to its logical origin
+    (``http://siteN.crawlab.test``) so that ownership does not depend on the port a site is
+    served on. Each failover ``(dead, survivors)`` moves the URLs of the dead workers to
+    ``survivors[MD5(key) mod len(survivors)]`` (key: the site, or the URL for page-hash),
+    leaving every other URL where it was.
+
+    Invariant: ``owner(url)`` is never a dead worker. O(len(url) * (1 + failovers)); immutable
+    between failovers, so safe to read from any thread.
+    """
+
+    def __init__(self, assignment: Assignment, aliases: dict[str, str] | None = None) -> None:
+        self.assignment = assignment
+        self.aliases = dict(aliases or {})
+        self.by_page = assignment.method == "page-hash"
+        self.events: list[tuple[frozenset[int], tuple[int, ...]]] = []
+
+    def logical(self, url: str) -> str:
+        """``url`` with its served origin replaced by the logical one (if it has one)."""
+        if not self.aliases:
+            return url
+        origin = origin_of(url)
+        alias = self.aliases.get(origin)
+        return url if alias is None else alias + url[len(origin):]
+
+    def owner(self, url: str, events: int | None = None) -> int:
+        """The worker owning ``url`` after the first ``events`` failovers (default: all)."""
+        logical = self.logical(url)
+        owner = self.assignment.owner(logical)
+        for dead, survivors in self.events[:events]:
+            if owner in dead:
+                key = logical if self.by_page else site_of(logical)
+                digest = hashlib.md5(key.encode(), usedforsecurity=False).digest()
+                owner = survivors[int.from_bytes(digest[:8], "big") % len(survivors)]
+        return owner
+
+    def fail(self, dead: Iterable[int], survivors: Sequence[int]) -> None:
+        """Record a failover: ``dead`` workers' URLs go to ``survivors``."""
+        if not survivors:
+            raise ValueError("no worker survived")
+        self.events.append((frozenset(dead), tuple(survivors)))
+
+
+class OpicLedger(Opic):
+    """OPIC cash split across workers: a worker spends the cash of the pages it fetches and
+    receives cash for the URLs it owns, from its own pages or in messages.
+
+    Same arithmetic as :meth:`Opic.credit` (so one worker reproduces the threaded crawler's
+    priorities exactly). O(1) per call; thread-safe (the base class's lock).
+    """
+
+    def __init__(self, own_seeds: Iterable[str], n_seeds: int) -> None:
+        super().__init__([])
+        share = 1.0 / n_seeds if n_seeds else 0.0
+        self._cash = {u: share for u in own_seeds}
+
+    def spend(self, url: str, n_links: int) -> float:
+        """``url`` was fetched: move its cash to its history; return each link's share."""
+        with self._cash_lock:
+            cash = self._cash.pop(url, 0.0)
+            self._history[url] = self._history.get(url, 0.0) + cash
+            return cash / n_links if n_links else 0.0
+
+    def receive(self, url: str, amount: float) -> float:
+        """Add ``amount`` to ``url``'s cash; return its new cash (its priority)."""
+        with self._cash_lock:
+            value = self._cash.get(url, 0.0) + amount
+            self._cash[url] = value
+            return value
+
+
+@dataclass
+class WorkerStep:
+    """What worker ``rank`` did in ``superstep`` (sent to the root every superstep).
+
+    ``pages`` are the URLs fetched, in extraction order; ``results`` the full
+    :class:`FetchResult` of each (only when ``keep_results``, for ``--out``).
+    ``sent_to[j]`` / ``received_from[j]`` count URLs sent to / received from worker ``j``;
+    ``messages`` the non-empty messages sent; ``page_messages`` the distinct (page, other
+    worker) pairs; ``failures`` received cash for pages already fetched (``local_failures``:
+    the same from the worker's own links); ``misrouted`` received URLs it does not own (must
+    stay 0); ``frontier`` the URLs waiting after the superstep (``spilled`` of them in the
+    overflow list); seconds spent fetching (with processing), in the exchange, applying.
+    """
+
+    rank: int
+    superstep: int
+    pages: list[str] = field(default_factory=list)
+    results: list[FetchResult] | None = None
+    errors: dict[str, int] = field(default_factory=dict)
+    links: int = 0
+    messages: int = 0
+    urls_sent: int = 0
+    page_messages: int = 0
+    sent_to: list[int] = field(default_factory=list)
+    received_from: list[int] = field(default_factory=list)
+    failures: int = 0
+    local_failures: int = 0
+    misrouted: int = 0
+    frontier: int = 0
+    spilled: int = 0
+    fetch_seconds: float = 0.0
+    exchange_seconds: float = 0.0
+    apply_seconds: float = 0.0
+
+
+@dataclass
+class WorkerSettings:
+    """Everything a worker needs, picklable (built by the driver, identical on every rank)."""
+
+    procs: int
+    robots: int
+    R: int
+    frontier: str
+    priority: bool
+    seeds: list[str]
+    seconds: float | None = None
+    max_pages: int | None = None
+    max_supersteps: int | None = None
+    keep_results: bool = False
+    kill: tuple[int, int] | None = None  # (rank, superstep): SIGKILL itself there
+
+
+class Worker:
+    """One BSP worker (see the module docstring). ``run()`` once; returns why it stopped.
+
+    ``fetch(url) -> FetchResult`` is called from the robot threads and must be thread-safe;
+    ``in_scope`` filters links (default: all). ``on_gather(steps)`` receives the reports of a
+    superstep where this worker is the root of ``gather`` (rank 0 under MPI).
+    """
+
+    def __init__(self, settings: WorkerSettings, transport: Transport, ownership: Ownership,
+                 fetch: Callable[[str], FetchResult], *,
+                 in_scope: Callable[[str], bool] | None = None,
+                 on_gather: Callable[[list[Any]], None] | None = None) -> None:
+        self.s = settings
+        self.t = transport
+        self.rank = transport.rank
+        self.size = transport.size
+        self.ownership = ownership
+        self.fetch = fetch
+        self.in_scope = in_scope
+        self.on_gather = on_gather
+        cls = frontier_pkg.info(settings.frontier)
+        self.frontier = (frontier_pkg.create(settings.frontier, capacity=LARGE_CAPACITY)
+                         if cls.bounded else frontier_pkg.create(settings.frontier))
+        self.priority = settings.priority and cls.ordering == "priority"
+        self.alive: list[int] = list(range(self.size))
+        self.visited = VisitedSet()
+        self.fetched: set[str] = set()  # URLs taken out of the frontier (fetch at most once)
+        self.spill: deque[tuple[str, float]] = deque()
+        own = [u for u in settings.seeds if ownership.owner(u) == self.rank]
+        self.ledger = OpicLedger(own, len(settings.seeds)) if self.priority else None
+        self._own_seeds = own
+        self.stopped_by = ""
+
+    # -- frontier -------------------------------------------------------------------------
+
+    def _insert(self, pairs: list[tuple[str, float]]) -> None:
+        """put_many what fits; a bounded frontier's overflow waits in ``spill``."""
+        if not pairs:
+            return
+        f = self.frontier
+        if f.bounded:
+            room = max(0, f.capacity - len(f))
+            self.spill.extend(pairs[room:])
+            pairs = pairs[:room]
+        f.put_many(pairs)
+
+    def _refill(self) -> None:
+        f = self.frontier
+        if self.spill and f.bounded:
+            room = f.capacity - len(f)
+            batch = [self.spill.popleft() for _ in range(min(room, len(self.spill)))]
+            f.put_many(batch)
+
+    def _pending(self) -> int:
+        return len(self.frontier) + len(self.spill)
+
+    def _extract(self, cap: int) -> list[str]:
+        """extract-top(cap), skipping URLs already fetched (stale copies)."""
+        urls: list[str] = []
+        while len(urls) < cap:
+            got = self.frontier.get_many(cap - len(urls))
+            if not got:
+                break
+            for u in got:
+                if u not in self.fetched:
+                    self.fetched.add(u)
+                    urls.append(u)
+        return urls
+
+    def _offer(self, url: str, cash: float, batch: list[tuple[str, float]]) -> None:
+        """A URL I own was linked to (with ``cash``): claim it or raise its priority."""
+        if self.ledger is not None:
+            value = self.ledger.receive(url, cash)
+            fresh = self.visited.claim(url)
+            if (fresh or url not in self.fetched) and self.ledger.refresh(url, value):
+                batch.append((url, value))
+        elif self.visited.claim(url):
+            batch.append((url, 0.0))
+
+    # -- one superstep ----------------------------------------------------------------------
+
+    def _cap(self, total_fetched: int) -> int:
+        """Pages this worker may fetch now: R, or its share of what is left of the budget."""
+        if self.s.max_pages is None:
+            return self.s.R
+        left = max(0, self.s.max_pages - total_fetched)
+        n = len(self.alive)
+        i = self.alive.index(self.rank)
+        return min(self.s.R, left // n + (1 if i < left % n else 0))
+
+    def _fetch_all(self, pool: ThreadPoolExecutor, urls: list[str]) -> list[FetchResult]:
+        if len(urls) <= 1 or self.s.robots == 1:
+            return [self.fetch(u) for u in urls]
+        return list(pool.map(self.fetch, urls))
+
+    def _process(self, step: WorkerStep, results: list[FetchResult]
+                 ) -> tuple[list[list[tuple[str, float]]], list[tuple[str, float]]]:
+        outbox: list[list[tuple[str, float]]] = [[] for _ in range(self.size)]
+        local: list[tuple[str, float]] = []
+        errors: Counter[str] = Counter()
+        owner = self.ownership.owner
+        for res in results:
+            step.pages.append(res.url)
+            if res.error:
+                errors[res.error] += 1
+            links = res.links
+            if self.in_scope is not None:
+                links = [u for u in links if self.in_scope(u)]
+            step.links += len(res.links)
+            share = self.ledger.spend(res.url, len(links)) if self.ledger is not None else 0.0
+            dests = set()
+            for link in links:
+                o = owner(link)
+                if o == self.rank:
+                    if link in self.fetched:
+                        step.local_failures += 1
+                    self._offer(link, share, local)
+                else:
+                    outbox[o].append((link, share))
+                    dests.add(o)
+            step.page_messages += len(dests)
+        step.errors = dict(errors)
+        if self.s.keep_results:
+            step.results = results
+        return outbox, local
+
+    def _apply(self, step: WorkerStep, inbox: list[Any]) -> None:
+        batch: list[tuple[str, float]] = []
+        owner = self.ownership.owner
+        for src, message in enumerate(inbox):
+            if not message:
+                continue
+            step.received_from[src] += len(message)
+            for url, cash in message:
+                if owner(url) != self.rank:
+                    step.misrouted += 1
+                if url in self.fetched:
+                    step.failures += 1
+                self._offer(url, cash, batch)
+        self._insert(batch)
+
+    def _failover(self, fo: Failover) -> None:
+        """Update the owner table; take the dead workers' URLs that are now mine."""
+        before = len(self.ownership.events)
+        self.ownership.fail(fo.dead, fo.survivors)
+        self.alive = list(fo.survivors)
+        owner = self.ownership.owner
+        batch: list[tuple[str, float]] = []
+        for url, cash in fo.reseed:
+            if owner(url, before) in fo.dead and owner(url) == self.rank:
+                self._offer(url, cash, batch)
+        self._insert(batch)
+
+    def _check_failover(self) -> bool:
+        fo = self.t.take_failover()
+        if fo is None:
+            return False
+        self._failover(fo)
+        return True
+
+    def run(self) -> str:
+        """Crawl superstep by superstep until the workers agree to stop; return the reason
+        (``exhausted``, ``max-pages``, ``time``, ``max-supersteps``)."""
+        s = self.s
+        self.t.barrier()  # everybody is ready: the crawl clock starts now
+        t_start = time.monotonic()
+        seeds: list[tuple[str, float]] = []
+        self._offer_seeds(seeds)
+        self._insert(seeds)
+        total_fetched = 0
+        superstep = 0
+        with ThreadPoolExecutor(max_workers=s.robots, thread_name_prefix="robot") as pool:
+            while True:
+                if s.kill is not None and s.kill == (self.rank, superstep):
+                    os.kill(os.getpid(), signal.SIGKILL)  # fault injection: die right here
+                step = WorkerStep(self.rank, superstep, sent_to=[0] * self.size,
+                                  received_from=[0] * self.size)
+                t0 = time.perf_counter()
+                self._refill()
+                urls = self._extract(self._cap(total_fetched))
+                outbox, local = self._process(step, self._fetch_all(pool, urls))
+                self._insert(local)
+                step.sent_to = [len(m) for m in outbox]
+                step.urls_sent = sum(step.sent_to)
+                step.messages = sum(1 for m in outbox if m)
+                t1 = time.perf_counter()
+                inbox = self.t.alltoall(outbox)
+                t2 = time.perf_counter()
+                failed = self._check_failover()
+                self._apply(step, inbox)
+                step.frontier, step.spilled = self._pending(), len(self.spill)
+                t3 = time.perf_counter()
+                step.fetch_seconds, step.exchange_seconds = t1 - t0, t2 - t1
+                step.apply_seconds = t3 - t2
+                gathered = self.t.gather(step)
+                if gathered is not None and self.on_gather is not None:
+                    self.on_gather(gathered)
+                failed = self._check_failover() or failed
+                late = s.seconds is not None and time.monotonic() - t_start >= s.seconds
+                pending, pages, votes = self.t.allreduce_sum(
+                    (self._pending(), len(step.pages), int(late)))
+                failed = self._check_failover() or failed
+                total_fetched += pages
+                superstep += 1
+                if votes:
+                    self.stopped_by = "time"
+                elif s.max_pages is not None and total_fetched >= s.max_pages:
+                    self.stopped_by = "max-pages"
+                elif s.max_supersteps is not None and superstep >= s.max_supersteps:
+                    self.stopped_by = "max-supersteps"
+                elif pending == 0 and not failed:
+                    self.stopped_by = "exhausted"
+                if self.stopped_by:
+                    break
+        self.frontier.close()
+        return self.stopped_by
+
+    def _offer_seeds(self, batch: list[tuple[str, float]]) -> None:
+        for u in self._own_seeds:
+            if self.visited.claim(u):
+                batch.append((u, self.ledger.priority(u) if self.ledger is not None else 0.0))
+
+
+def make_fetch(fetcher: Any, robots_allowed: Callable[[str], bool] | None = None,
+               politeness_wait: Callable[[str], Any] | None = None
+               ) -> Callable[[str], FetchResult]:
+    """The robots' fetch: robots.txt and politeness hooks (real sites), then the fetcher."""
+    if robots_allowed is None and politeness_wait is None:
+        return fetcher.fetch
+
+    def fetch(url: str) -> FetchResult:
+        if robots_allowed is not None and not robots_allowed(url):
+            return FetchResult(url=url, final_url=url, error=faults.ROBOTS)
+        if politeness_wait is not None:
+            politeness_wait(url)
+        return fetcher.fetch(url)
+
+    return fetch

@@ -1,0 +1,186 @@
+"""What a BSP crawl did: per-superstep records, collected at the root, and the final report.
+
+The root of ``gather`` (the coordinator with processes, rank 0 under MPI) feeds every
+superstep's :class:`~crawlers.bsp.engine.WorkerStep` list to a :class:`Collector`. The
+collector counts every fetch as it is reported (a page a worker fetched before dying is
+counted: it was reported at the end of its superstep), writes ``--out`` files as it goes, and
+builds the :class:`BspReport`.
+
+Definitions (Cho and Garcia-Molina's, as the threaded crawler's): ``pages_fetched`` N counts
+every fetch, ``unique_pages`` I the distinct URLs, ``overlap`` (N - I) / I, ``coverage`` I / U;
+``communication_overhead`` L / N with L the URLs sent between workers; ``load_imbalance``
+max / mean - 1 of the pages per worker.
+
+Not thread-safe: one thread (the root's) calls :meth:`Collector.add`. O(pages) per superstep.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from crawlers.bsp.engine import WorkerStep
+
+__all__ = ["BspReport", "Collector", "SuperstepRecord", "imbalance"]
+
+
+def imbalance(loads: list[int] | list[float]) -> float:
+    """``max / mean - 1`` (0 for an empty or all-zero list)."""
+    if not loads:
+        return 0.0
+    mean = sum(loads) / len(loads)
+    return max(loads) / mean - 1.0 if mean > 0 else 0.0
+
+
+@dataclass
+class SuperstepRecord:
+    """One superstep over all reporting workers. ``per_worker`` holds lists indexed by the
+    position in ``workers`` (the ranks that reported)."""
+
+    superstep: int
+    workers: list[int]
+    pages: int
+    messages: int
+    urls_sent: int
+    page_messages: int
+    failures: int
+    local_failures: int
+    misrouted: int
+    frontier: int
+    load_imbalance: float
+    fetch_seconds: float  # the slowest worker's
+    exchange_seconds: float  # the slowest worker's wait in the all-to-all
+    elapsed: float  # since the crawl started, when the root got the reports
+    per_worker: dict[str, list[Any]]
+
+
+@dataclass
+class BspReport:
+    """The outcome of a BSP crawl (``as_json()`` is ``crawlab bsp --json``)."""
+
+    frontier: str
+    procs: int
+    robots: int
+    R: int
+    backend: str
+    partition: str
+    seconds: float = 0.0
+    startup_seconds: float = 0.0
+    pages_fetched: int = 0
+    unique_pages: int = 0
+    duplicates: int = 0
+    overlap: float = 0.0
+    errors: dict[str, int] = field(default_factory=dict)
+    pages_per_second: float = 0.0
+    coverage: float | None = None
+    quality: float | None = None
+    web_size: int | None = None
+    supersteps: int = 0
+    messages: int = 0
+    urls_sent: int = 0
+    page_messages: int = 0
+    failures: int = 0
+    local_failures: int = 0
+    misrouted: int = 0
+    communication_overhead: float = 0.0
+    load_imbalance: float = 0.0
+    pages_per_worker: list[int] = field(default_factory=list)
+    stopped_by: str = ""
+    killed: list[dict[str, Any]] = field(default_factory=list)
+    per_superstep: list[SuperstepRecord] = field(default_factory=list)
+    fetched_urls: list[str] = field(default_factory=list, repr=False)
+
+    def as_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (without ``fetched_urls``)."""
+        d = asdict(self)
+        d.pop("fetched_urls")
+        return d
+
+
+_SUMMED = ("pages", "messages", "urls_sent", "page_messages", "failures", "local_failures",
+           "misrouted", "frontier")
+
+
+class Collector:
+    """Accumulates the workers' reports at the root; see the module docstring.
+
+    ``sink`` (a :class:`~crawlers.output.CrawlOutput`) gets every page and its links as they
+    are reported (the workers must send results: ``keep_results``). ``truth`` enables
+    coverage and quality.
+    """
+
+    def __init__(self, procs: int, sink: Any = None, truth: Any = None) -> None:
+        self.procs = procs
+        self.sink = sink
+        self.truth = truth
+        self.records: list[SuperstepRecord] = []
+        self.fetched: list[str] = []
+        self.seen: set[str] = set()
+        self.errors: Counter[str] = Counter()
+        self.per_worker = [0] * procs
+        self.t0 = time.monotonic()
+
+    def start(self) -> None:
+        """Start the clock (call when the workers start their first superstep)."""
+        self.t0 = time.monotonic()
+
+    def add(self, steps: list[WorkerStep | None] | dict[int, WorkerStep]) -> None:
+        """One superstep's reports (a list by rank, or ``{rank: step}``)."""
+        if isinstance(steps, dict):
+            steps = [steps[r] for r in sorted(steps)]
+        steps = [s for s in steps if s is not None]
+        if not steps:
+            return
+        for st in steps:
+            self.per_worker[st.rank] += len(st.pages)
+            self.fetched.extend(st.pages)
+            self.seen.update(st.pages)
+            self.errors.update(st.errors)
+            if self.sink is not None and st.results is not None:
+                for res in st.results:
+                    self.sink.page(res)
+                    self.sink.edges(res.url, res.links)
+        per = {k: [getattr(st, k) for st in steps] for k in (
+            *_SUMMED[1:], "sent_to", "received_from", "spilled", "fetch_seconds",
+            "exchange_seconds", "apply_seconds")}
+        per["pages"] = [len(st.pages) for st in steps]
+        self.records.append(SuperstepRecord(
+            superstep=steps[0].superstep,
+            workers=[st.rank for st in steps],
+            **{k: sum(per[k]) for k in _SUMMED},
+            load_imbalance=imbalance(per["pages"]),
+            fetch_seconds=max(per["fetch_seconds"]),
+            exchange_seconds=max(per["exchange_seconds"]),
+            elapsed=time.monotonic() - self.t0,
+            per_worker=per,
+        ))
+
+    def report(self, base: BspReport, seconds: float, stopped_by: str) -> BspReport:
+        """Fill ``base`` with the totals."""
+        r = base
+        r.seconds = round(seconds, 4)
+        r.pages_fetched = n = len(self.fetched)
+        r.unique_pages = unique = len(self.seen)
+        r.duplicates = n - unique
+        r.overlap = (n - unique) / unique if unique else 0.0
+        r.errors = dict(self.errors)
+        r.pages_per_second = n / seconds if seconds > 0 else 0.0
+        r.supersteps = len(self.records)
+        for k in ("messages", "urls_sent", "page_messages", "failures", "local_failures",
+                  "misrouted"):
+            setattr(r, k, sum(getattr(rec, k) for rec in self.records))
+        r.communication_overhead = r.urls_sent / n if n else 0.0
+        r.pages_per_worker = list(self.per_worker)
+        alive = [p for i, p in enumerate(self.per_worker)
+                 if i not in {k["rank"] for k in r.killed}]
+        r.load_imbalance = imbalance(alive)
+        r.stopped_by = stopped_by
+        r.per_superstep = self.records
+        r.fetched_urls = list(self.fetched)
+        if self.truth is not None:
+            r.web_size = self.truth.size
+            r.coverage = unique / self.truth.size if self.truth.size else None
+            r.quality = self.truth.quality(self.seen)
+        return r

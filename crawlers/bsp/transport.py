@@ -1,0 +1,407 @@
+"""How BSP workers talk: a small :class:`Transport` protocol and its two implementations.
+
+A bulk-synchronous worker never sends a message on its own: it only takes part in
+*collective* operations that every live worker calls in the same order.
+
+``alltoall(objs)``
+    personalized exchange: ``objs[j]`` goes to worker ``j``; the result's entry ``i`` is what
+    worker ``i`` sent to me. Nobody gets its result before everybody has sent: the barrier
+    that ends a superstep is part of the exchange.
+``allreduce_sum(x)``
+    the sum over the workers of an ``int`` or of a tuple of numbers (element-wise).
+``allgather(obj)``
+    the list of every worker's ``obj``, by rank.
+``gather(obj)``
+    the list of every worker's ``obj`` at the *root*, ``None`` elsewhere. The root is rank 0
+    under MPI and the coordinator (no rank) with processes: it is where a crawl's reports go.
+``barrier()``, ``close()``; ``take_failover()`` returns, once, the :class:`Failover` a
+collective learned about (workers that died), or ``None``.
+
+Two implementations:
+
+:class:`ProcessTransport` (``--backend processes``, the default)
+    P worker processes started with ``multiprocessing`` (spawn), each connected to a
+    *coordinator* in the parent by one pipe. The coordinator (:class:`ProcessGroup`) is the
+    communication library: it waits until every live worker has called the collective, then
+    answers each one, so the all-to-all is routed through it (a star, as the daemon of a BSP
+    library). Because it sees every worker's pipe and process, it notices a worker that dies
+    (pipe EOF or exit code), and hands the survivors a :class:`Failover`. Nothing to set up.
+:class:`MpiTransport` (``--backend mpi``)
+    ``mpi4py`` on ``COMM_WORLD``: ``comm.alltoall`` is a peer-to-peer exchange between ranks,
+    possibly on several machines. Started by ``mpiexec -n P crawlab bsp --backend mpi ...``
+    (several machines: ``mpiexec -hosts a,b -n P ...``). No failover: MPI aborts the job when a
+    rank dies.
+
+Thread-safety: a transport belongs to its worker's main thread; collectives are not reentrant.
+Cost: a collective is O(P + bytes moved) for the caller; the coordinator does O(P^2) routing
+work per all-to-all (it copies each message once).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any, Protocol
+
+__all__ = [
+    "BspError",
+    "Failover",
+    "MpiTransport",
+    "ProcessGroup",
+    "ProcessTransport",
+    "Transport",
+    "mpi_launched",
+]
+
+_MPI_ENV = ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
+
+
+class BspError(ValueError):
+    """A BSP crawl cannot run (bad set-up, missing MPI, a worker failed or hung).
+
+    A :class:`ValueError`, so ``crawlab`` prints it as one line and exits with status 2.
+    """
+
+
+@dataclass(frozen=True)
+class Failover:
+    """Workers ``dead`` were lost; ``survivors`` (ranks, ascending) carry on.
+
+    ``reseed`` lists ``(url, cash)`` pairs that may have been waiting in a dead worker's
+    frontier: the seeds and every URL ever routed to a dead worker (with the cash it received).
+    Each survivor keeps those it owns after the owner table is updated (see
+    :class:`crawlers.bsp.engine.Ownership`).
+    """
+
+    dead: frozenset[int]
+    survivors: tuple[int, ...]
+    reseed: list[tuple[str, float]] = field(default_factory=list)
+
+
+class Transport(Protocol):
+    """What a BSP worker needs from its communication layer (see the module docstring)."""
+
+    rank: int
+    size: int
+
+    def alltoall(self, objs: Sequence[Any]) -> list[Any]: ...
+
+    def allreduce_sum(self, value: Any) -> Any: ...
+
+    def allgather(self, obj: Any) -> list[Any]: ...
+
+    def gather(self, obj: Any) -> list[Any] | None: ...
+
+    def barrier(self) -> None: ...
+
+    def take_failover(self) -> Failover | None: ...
+
+    def close(self) -> None: ...
+
+
+def _sum(values: Sequence[Any]) -> Any:
+    """Element-wise sum of ints or of equal-length tuples."""
+    if not values:
+        return 0
+    if isinstance(values[0], tuple):
+        return tuple(sum(v[i] for v in values) for i in range(len(values[0])))
+    return sum(values)
+
+
+# --------------------------------------------------------------------------------------------
+# processes: workers talk to a coordinator over pipes
+
+
+class ProcessTransport:
+    """The worker side of the processes backend: one pipe to the coordinator.
+
+    Every collective sends ``(op, payload)`` and waits (at most ``timeout`` seconds, else
+    :class:`BspError`) for ``(value, failover)``. O(bytes) per call.
+    """
+
+    def __init__(self, rank: int, size: int, conn: Connection, timeout: float = 120.0) -> None:
+        self.rank = rank
+        self.size = size
+        self._conn = conn
+        self._timeout = timeout
+        self._failover: Failover | None = None
+
+    def _call(self, op: str, payload: Any = None) -> Any:
+        self._conn.send((op, payload))
+        if not self._conn.poll(self._timeout):
+            raise BspError(f"worker {self.rank}: no answer from the coordinator to {op} "
+                           f"within {self._timeout:g} s")
+        try:
+            value, failover = self._conn.recv()
+        except EOFError:
+            raise BspError(f"worker {self.rank}: the coordinator is gone") from None
+        if failover is not None:
+            self._failover = failover
+        return value
+
+    def alltoall(self, objs: Sequence[Any]) -> list[Any]:
+        if len(objs) != self.size:
+            raise ValueError(f"alltoall needs {self.size} objects, got {len(objs)}")
+        return self._call("alltoall", list(objs))
+
+    def allreduce_sum(self, value: Any) -> Any:
+        return self._call("allreduce", value)
+
+    def allgather(self, obj: Any) -> list[Any]:
+        return self._call("allgather", obj)
+
+    def gather(self, obj: Any) -> list[Any] | None:
+        self._call("gather", obj)
+        return None  # the coordinator is the root
+
+    def barrier(self) -> None:
+        self._call("allgather", None)
+
+    def take_failover(self) -> Failover | None:
+        failover, self._failover = self._failover, None
+        return failover
+
+    def report_error(self, message: str) -> None:
+        """Tell the coordinator this worker failed (it then stops the crawl)."""
+        try:
+            self._conn.send(("error", message))
+        except OSError:
+            pass
+
+    def close(self, reason: str | None = None) -> None:
+        """Leave the group (``reason``: why the crawl stopped, kept by the coordinator)."""
+        try:
+            self._conn.send(("close", reason))
+        except OSError:
+            pass
+        self._conn.close()
+
+
+class ProcessGroup:
+    """The coordinator of the processes backend: P workers, their pipes, the collectives.
+
+    ``start(target, args_of)`` spawns worker ``r`` running ``target(*args_of(r), conn)``;
+    :meth:`serve` then answers collectives until every live worker has closed. A worker whose
+    pipe reaches EOF or whose process exits is *dead*: the collective in progress completes
+    without it and every survivor's answer carries a :class:`Failover` (``seeds`` and every
+    message routed to a dead worker make up its ``reseed``). A worker that does not reach a
+    collective within ``timeout`` seconds, or reports an error, stops the crawl with
+    :class:`BspError`. :meth:`stop` terminates whatever still runs (call it in ``finally``).
+
+    Invariant: ``alive`` and ``dead`` partition ``range(size)``; ``closed`` is a subset of
+    ``alive``. Not thread-safe: one thread drives the group.
+    """
+
+    def __init__(self, size: int, timeout: float = 120.0,
+                 seeds: Sequence[str] = ()) -> None:
+        self.size = size
+        self.timeout = timeout
+        self.seeds = list(seeds)
+        self.procs: list[Any] = []
+        self.conns: list[Connection] = []
+        self.alive: set[int] = set()
+        self.dead: list[tuple[int, int | None]] = []  # (rank, exit code) in order of death
+        self.closed: set[int] = set()
+        self.close_reasons: dict[int, Any] = {}
+        self._new_dead: set[int] = set()
+        self._routed: list[list[list[tuple[str, float]]]] = [[] for _ in range(size)]
+        self.rounds = 0
+        self.round_seconds = 0.0  # coordinator time spent routing (not waiting)
+
+    def start(self, target: Callable[..., None], args_of: Callable[[int], tuple]) -> None:
+        import multiprocessing
+
+        # forkserver: each worker is forked from a clean single-threaded server that has
+        # already imported the crawler (fast, and safe even if this process runs threads)
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["crawlers.bsp.driver"])
+        for rank in range(self.size):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=target, args=(*args_of(rank), child),
+                               name=f"bsp-worker-{rank}", daemon=True)
+            proc.start()
+            child.close()  # the child has its own copy: EOF reaches us when it dies
+            self.procs.append(proc)
+            self.conns.append(parent)
+            self.alive.add(rank)
+
+    # -- a round: one message from every live, open worker --------------------------------
+
+    def _mark_dead(self, rank: int) -> None:
+        if rank in self.alive:
+            self.alive.discard(rank)
+            self.closed.discard(rank)
+            proc = self.procs[rank]
+            proc.join(1.0)
+            self.dead.append((rank, proc.exitcode))
+            self._new_dead.add(rank)
+
+    def _collect(self) -> dict[int, tuple[str, Any]]:
+        waiting = set(self.alive - self.closed)
+        got: dict[int, tuple[str, Any]] = {}
+        deadline = time.monotonic() + self.timeout
+        while waiting:
+            handles: list[Any] = []
+            for r in waiting:
+                handles += [self.conns[r], self.procs[r].sentinel]
+            left = deadline - time.monotonic()
+            if left <= 0 or not wait(handles, timeout=left):
+                raise BspError(f"worker(s) {sorted(waiting)} did not reach the barrier within "
+                               f"{self.timeout:g} s")
+            for r in sorted(waiting):
+                conn = self.conns[r]
+                try:
+                    if conn.poll():
+                        got[r] = conn.recv()
+                        waiting.discard(r)
+                    elif not self.procs[r].is_alive():
+                        raise EOFError
+                except (EOFError, OSError):
+                    waiting.discard(r)
+                    self._mark_dead(r)
+        return got
+
+    def _failover(self) -> Failover | None:
+        if not self._new_dead:
+            return None
+        dead_now = frozenset(self._new_dead)
+        self._new_dead = set()
+        share = 1.0 / len(self.seeds) if self.seeds else 0.0
+        reseed = [(u, share) for u in self.seeds]
+        for rank, _ in self.dead:
+            for message in self._routed[rank]:
+                reseed.extend(message)
+        return Failover(dead=dead_now, survivors=tuple(sorted(self.alive)), reseed=reseed)
+
+    def serve(self, on_gather: Callable[[dict[int, Any]], None],
+              on_start: Callable[[], None] | None = None) -> None:
+        """Answer collectives until every live worker has closed. ``on_gather`` receives each
+        ``gather`` round as ``{rank: obj}`` (live workers only); ``on_start`` is called once
+        the first round is answered (every worker is ready)."""
+        while self.alive - self.closed:
+            got = self._collect()
+            t0 = time.perf_counter()
+            for r, (op, payload) in got.items():
+                if op == "error":
+                    raise BspError(f"worker {r}: {payload}")
+            for r, (op, payload) in got.items():
+                if op == "close":
+                    self.closed.add(r)
+                    self.close_reasons[r] = payload
+            got = {r: m for r, m in got.items() if m[0] != "close"}
+            if not got:
+                continue
+            ops = {op for op, _ in got.values()}
+            if len(ops) != 1:
+                raise BspError(f"workers called different collectives at once: {sorted(ops)}")
+            op = ops.pop()
+            replies = self._answer(op, {r: p for r, (_, p) in got.items()}, on_gather)
+            failover = self._failover()
+            for r, value in replies.items():
+                if r in self.alive:
+                    try:
+                        self.conns[r].send((value, failover))
+                    except OSError:
+                        self._mark_dead(r)
+            self.rounds += 1
+            self.round_seconds += time.perf_counter() - t0
+            if self.rounds == 1 and on_start is not None:
+                on_start()
+
+    def _answer(self, op: str, payloads: dict[int, Any],
+                on_gather: Callable[[dict[int, Any]], None]) -> dict[int, Any]:
+        ranks = sorted(payloads)
+        if op == "alltoall":
+            out: dict[int, Any] = {r: [[] for _ in range(self.size)] for r in ranks}
+            for src in ranks:
+                for dst, message in enumerate(payloads[src]):
+                    if not message:
+                        continue
+                    self._routed[dst].append(message)
+                    if dst in out:
+                        out[dst][src] = message
+            return out
+        if op == "allreduce":
+            total = _sum([payloads[r] for r in ranks])
+            return {r: total for r in ranks}
+        if op == "allgather":
+            everything = [payloads.get(r) for r in range(self.size)]
+            return {r: everything for r in ranks}
+        if op == "gather":
+            on_gather(payloads)
+            return {r: None for r in ranks}
+        raise BspError(f"unknown collective {op!r}")
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Wait for the workers to exit (``timeout`` in all), then terminate the rest."""
+        deadline = time.monotonic() + timeout
+        for proc in self.procs:
+            proc.join(max(0.0, deadline - time.monotonic()))
+        for proc in self.procs:
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(2.0)
+            if proc.is_alive():  # pragma: no cover
+                proc.kill()
+                proc.join(2.0)
+        for conn in self.conns:
+            conn.close()
+
+
+# --------------------------------------------------------------------------------------------
+# MPI
+
+
+def mpi_launched() -> bool:
+    """Whether this process was started by an MPI launcher (``mpiexec``)."""
+    return any(name in os.environ for name in _MPI_ENV)
+
+
+class MpiTransport:
+    """:class:`Transport` on ``mpi4py``'s ``COMM_WORLD`` (pickle-based collectives).
+
+    Raises :class:`BspError` (one line) when not started by ``mpiexec``, when mpi4py or an MPI
+    library is missing, or when the world size is not ``size``.
+    """
+
+    def __init__(self, size: int) -> None:
+        if not mpi_launched():
+            raise BspError(f"--backend mpi runs under an MPI launcher: mpiexec -n {size} "
+                           "crawlab bsp --backend mpi ...")
+        try:
+            from mpi4py import MPI
+        except Exception as exc:  # ImportError, or a RuntimeError when libmpi is missing
+            raise BspError(f"--backend mpi needs mpi4py and an MPI library: {exc}") from None
+        self._mpi = MPI
+        self.comm = MPI.COMM_WORLD
+        self.rank = self.comm.Get_rank()
+        self.size = self.comm.Get_size()
+        if self.size != size:
+            raise BspError(f"--procs {size} but mpiexec started {self.size} ranks "
+                           f"(use mpiexec -n {size})")
+
+    def alltoall(self, objs: Sequence[Any]) -> list[Any]:
+        return self.comm.alltoall(list(objs))
+
+    def allreduce_sum(self, value: Any) -> Any:
+        if isinstance(value, int):
+            return self.comm.allreduce(value, op=self._mpi.SUM)
+        return _sum(self.comm.allgather(value))
+
+    def allgather(self, obj: Any) -> list[Any]:
+        return self.comm.allgather(obj)
+
+    def gather(self, obj: Any) -> list[Any] | None:
+        return self.comm.gather(obj, root=0)
+
+    def barrier(self) -> None:
+        self.comm.Barrier()
+
+    def take_failover(self) -> Failover | None:
+        return None
+
+    def close(self) -> None:
+        pass
