@@ -117,7 +117,7 @@ def _mpi_rank() -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``crawlab bsp``; returns the exit status."""
-    from crawlers.bsp.driver import run_bsp
+    from crawlers.bsp.driver import run_bsp, validate
 
     config = config_from_args(args)
     quiet = config.backend == "mpi" and _mpi_rank() != 0
@@ -127,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             return 2  # rank 0 prints the error
         return 0
+    validate(config)  # bad input fails here, before anything is printed
     if not args.json:
         print(f"BSP crawl: {config.procs} workers x {config.robots} robots, R={config.R}, "
               f"'{config.frontier}', {config.partition}, backend {config.backend}",

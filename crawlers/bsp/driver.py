@@ -23,12 +23,18 @@ from typing import Any
 import frontier as frontier_pkg
 from crawlers.bsp.engine import Ownership, Worker, WorkerSettings, make_fetch
 from crawlers.bsp.report import BspReport, Collector
-from crawlers.bsp.transport import BspError, MpiTransport, ProcessGroup, ProcessTransport
+from crawlers.bsp.transport import (
+    BspError,
+    MpiTransport,
+    ProcessGroup,
+    ProcessTransport,
+    mpi_launched,
+)
 from crawlers.partition import Assignment, make_assignment
 from crawlers.targets import WebOptions, open_target
 from crawlers.urls import origin_of, site_of
 
-__all__ = ["BACKENDS", "BspConfig", "Setup", "run_bsp"]
+__all__ = ["BACKENDS", "BspConfig", "Setup", "run_bsp", "validate"]
 
 BACKENDS = ("processes", "mpi")
 
@@ -98,6 +104,16 @@ def check_config(c: BspConfig) -> None:
                            f"got {c.kill_worker}")
         if c.kill_at < 0:
             raise BspError(f"--kill-at must be a superstep >= 0, got {c.kill_at}")
+
+
+def validate(config: BspConfig) -> Assignment:
+    """Check ``config`` (:class:`BspError` or another one-line :class:`ValueError`) and
+    return its assignment. Cheap: no process is started."""
+    check_config(config)
+    if config.backend == "mpi" and not mpi_launched():
+        raise BspError(f"--backend mpi runs under an MPI launcher: mpiexec -n {config.procs} "
+                       "crawlab bsp --backend mpi ...")
+    return make_assignment(config.partition, config.procs, known_sites(config.web))
 
 
 def known_sites(web: WebOptions) -> list[str] | None:
@@ -182,8 +198,7 @@ def run_bsp(config: BspConfig, sink: Any = None) -> BspReport | None:
     Ctrl-C stops the crawl and still returns the report (``stopped_by="interrupted"``);
     pages reported so far are in it and in ``out``.
     """
-    check_config(config)
-    assignment = make_assignment(config.partition, config.procs, known_sites(config.web))
+    assignment = validate(config)
     if config.backend == "mpi":
         return _run_mpi(config, assignment, sink)
     return _run_processes(config, assignment, sink)

@@ -1,0 +1,234 @@
+"""The BSP crawler: equivalence with the sequential crawl, routing, backends, faults, CLI.
+
+Every crawl here is small (100-400 pages, simulated, zero latency). Worker processes are
+started by the engine's coordinator, which waits on every pipe with a timeout and terminates
+its workers in ``finally``; subprocesses of the CLI run with a timeout as well.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import frontier
+from crawlers.bsp import BspConfig, run_bsp
+from crawlers.bsp.engine import Ownership
+from crawlers.crawl import Crawler
+from crawlers.partition import make_assignment
+from crawlers.targets import WebOptions, open_target
+from crawlers.webgen import generate
+
+WEB = dict(kind="sim", pages=300, sites=10, seed=3, latency=0.0)
+
+
+def bsp(**kw) -> object:
+    web = WebOptions(**{**WEB, **kw.pop("web", {})})
+    kw.setdefault("timeout", 60.0)
+    return run_bsp(BspConfig(web=web, **kw))
+
+
+def sequential(max_pages: int | None = None, **web) -> list[str]:
+    """URLs a one-thread crawl fetches, in order."""
+    with open_target(WebOptions(**{**WEB, **web})) as target:
+        crawler = Crawler(target.fetcher, frontier.create("cbt"), target.seeds, threads=1,
+                          timeline=True)
+        report = crawler.run(max_pages=max_pages)
+    return [url for _, url in report.timeline]
+
+
+def all_pages(**web) -> set[str]:
+    opts = {**WEB, **web}
+    w = generate(n_pages=opts["pages"], n_sites=opts["sites"], seed=opts["seed"])
+    addressing = w.logical()
+    return {addressing.url(p) for p in range(w.size)}
+
+
+# -- the same pages as a sequential crawl ---------------------------------------------------
+
+def test_one_worker_with_R_1_replays_the_sequential_crawl_exactly():
+    """P=1, R=1, r=1 is the threaded crawler with one robot: same OPIC order, page by page."""
+    report = bsp(procs=1, robots=1, R=1, max_pages=80)
+    assert report.pages_fetched == 80
+    assert report.fetched_urls == sequential(max_pages=80)
+
+
+def test_one_worker_fetches_the_sequential_crawls_page_set():
+    report = bsp(procs=1, robots=3, R=16)
+    assert set(report.fetched_urls) == set(sequential()) == all_pages()
+    assert report.pages_fetched == report.unique_pages == 300
+    assert report.messages == report.urls_sent == 0
+
+
+@pytest.mark.parametrize("procs", [2, 4])
+@pytest.mark.parametrize("partition", ["site-hash", "page-hash"])
+def test_more_workers_fetch_the_same_set_exactly_once(procs, partition):
+    report = bsp(procs=procs, robots=2, R=8, partition=partition)
+    assert report.stopped_by == "exhausted"
+    assert set(report.fetched_urls) == all_pages()
+    assert report.pages_fetched == report.unique_pages == 300  # no page fetched twice
+    assert report.coverage == 1.0
+    assert sum(report.pages_per_worker) == 300
+
+
+# -- routing ------------------------------------------------------------------------------
+
+def _expected_traffic(procs: int, partition: str) -> tuple[int, int]:
+    """URLs sent and (page, other worker) pairs of an exhaustive crawl, from the graph."""
+    w = generate(n_pages=WEB["pages"], n_sites=WEB["sites"], seed=WEB["seed"])
+    addressing = w.logical()
+    own = Ownership(make_assignment(partition, procs))
+    owner = [own.owner(addressing.url(p)) for p in range(w.size)]
+    urls = pairs = 0
+    for p in range(w.size):
+        remote = [owner[t] for t in w.out_links(p).tolist() if owner[t] != owner[p]]
+        urls += len(remote)
+        pairs += len(set(remote))
+    return urls, pairs
+
+
+@pytest.mark.parametrize("partition", ["site-hash", "page-hash"])
+def test_routing_conserves_urls_and_matches_the_graph(partition):
+    procs = 3
+    report = bsp(procs=procs, robots=2, R=8, partition=partition)
+    assert report.misrouted == 0  # every received URL is owned by its receiver
+    for step in report.per_superstep:
+        ranks = step.workers
+        sent = dict(zip(ranks, step.per_worker["sent_to"]))
+        received = dict(zip(ranks, step.per_worker["received_from"]))
+        for src in ranks:
+            assert sent[src][src] == 0  # nothing owned is sent away
+            for dst in ranks:
+                assert sent[src][dst] == received[dst][src]  # each URL received exactly once
+        assert step.messages == sum(1 for r in ranks for d in ranks if sent[r][d])
+    urls, pairs = _expected_traffic(procs, partition)
+    assert report.urls_sent == urls
+    assert report.page_messages == pairs
+    assert report.communication_overhead == pytest.approx(urls / 300)
+
+
+def test_site_hash_sends_fewer_urls_than_page_hash():
+    site = bsp(procs=4, robots=2, R=16, partition="site-hash", max_supersteps=1000)
+    page = bsp(procs=4, robots=2, R=16, partition="page-hash", max_supersteps=1000)
+    assert site.urls_sent < page.urls_sent
+
+
+def test_a_partition_file_decides_ownership_on_the_served_web(tmp_path):
+    """Served URLs (127.0.0.1:PORT) are owned by their logical site names."""
+    path = tmp_path / "parts.txt"
+    lines = ["# parts=2"] + [f"site{s}.crawlab.test:80 {int(s == 0)}" for s in range(5)]
+    path.write_text("\n".join(lines) + "\n")
+    report = bsp(procs=2, robots=2, R=16, partition=str(path),
+                 web=dict(kind="served", pages=100, sites=5))
+    w = generate(n_pages=100, n_sites=5, seed=WEB["seed"])
+    assert report.coverage == 1.0 and report.pages_fetched == 100
+    assert report.pages_per_worker == [100 - int(w.site_sizes()[0]), int(w.site_sizes()[0])]
+
+
+def test_budget_and_superstep_limits():
+    report = bsp(procs=3, robots=2, R=8, max_pages=50)
+    assert report.pages_fetched == 50 and report.stopped_by == "max-pages"
+    report = bsp(procs=2, robots=2, R=8, max_supersteps=3)
+    assert report.supersteps == 3 and report.stopped_by == "max-supersteps"
+    assert report.pages_fetched <= 3 * 2 * 8
+
+
+# -- the CLI, both backends ---------------------------------------------------------------
+
+def _cli(*args: str, timeout: float = 90, mpi: int | None = None
+         ) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "crawlers", *args]
+    if mpi:
+        cmd = [str(Path(sys.executable).parent / "mpiexec"), "-n", str(mpi), *cmd]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+SMALL = ["--sim", "--pages", "300", "--sites", "10", "--seed", "3", "--latency", "0",
+         "--R", "8", "--robots", "2", "--json"]
+
+
+def _pages(directory: Path) -> list[str]:
+    lines = (directory / "pages.jsonl").read_text().splitlines()
+    return [json.loads(line)["url"] for line in lines]
+
+
+def _counts(summary: dict) -> list[dict]:
+    keys = ("pages", "messages", "urls_sent", "page_messages", "failures", "sent_to")
+    return [{k: s["per_worker"][k] for k in keys} for s in summary["per_superstep"]]
+
+
+def test_both_backends_fetch_the_same_pages_and_send_the_same_messages(tmp_path):
+    pytest.importorskip("mpi4py")
+    mpiexec = Path(sys.executable).parent / "mpiexec"
+    if not mpiexec.exists():
+        pytest.skip("no mpiexec next to the interpreter")
+    a = _cli("bsp", "--procs", "2", "--out", str(tmp_path / "p"), *SMALL)
+    b = _cli("bsp", "--backend", "mpi", "--procs", "2", "--out", str(tmp_path / "m"), *SMALL,
+             mpi=2)
+    assert a.returncode == 0, a.stderr
+    assert b.returncode == 0, b.stderr
+    pa, pm = json.loads(a.stdout), json.loads(b.stdout)
+    assert pa["backend"] == "processes" and pm["backend"] == "mpi"
+    assert _pages(tmp_path / "p") == _pages(tmp_path / "m")  # same pages, same order
+    assert _counts(pa) == _counts(pm)
+    assert pa["pages_fetched"] == pm["pages_fetched"] == 300
+    assert json.loads((tmp_path / "m" / "summary.json").read_text())["supersteps"] == \
+        pm["supersteps"]
+
+
+def test_a_killed_worker_loses_no_page(tmp_path):
+    out = tmp_path / "out"
+    run = _cli("bsp", "--procs", "3", "--kill-worker", "1", "--kill-at", "3",
+               "--out", str(out), *SMALL)
+    assert run.returncode == 0, run.stderr
+    r = json.loads(run.stdout)
+    assert r["killed"] == [{"rank": 1, "exitcode": -9, "superstep": 3}]
+    assert r["coverage"] == 1.0 and r["unique_pages"] == 300
+    assert r["pages_per_worker"][1] > 0  # it fetched before dying, and those pages count
+    assert r["pages_fetched"] == r["unique_pages"] + r["duplicates"]
+    assert r["overlap"] == pytest.approx(r["duplicates"] / r["unique_pages"])
+    pages = _pages(out)
+    assert len(pages) == r["pages_fetched"] and set(pages) == all_pages()
+    assert all(s["workers"] == [0, 2] for s in r["per_superstep"][3:])
+
+
+def test_killing_a_worker_before_its_first_superstep_still_covers_the_web():
+    report = bsp(procs=2, robots=2, R=8, kill_worker=0, kill_at=0)
+    assert report.coverage == 1.0 and report.pages_per_worker[0] == 0
+    assert report.pages_fetched == report.unique_pages == 300
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--procs", "0"], "--procs"),
+    (["--R", "0"], "--R"),
+    (["--robots", "0"], "--robots"),
+    (["--partition", "/no/such/file"], "partition file not found"),
+    (["--backend", "mpi"], "mpiexec"),
+    (["--kill-worker", "1"], "go together"),
+    (["--kill-worker", "5", "--kill-at", "1"], "--kill-worker must be a rank"),
+    (["--procs", "1", "--kill-worker", "0", "--kill-at", "1"], "at least 2 workers"),
+    (["--frontier", "nope"], "unknown frontier"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    run = _cli("bsp", "--sim", "--pages", "100", "--sites", "5", *args, timeout=30)
+    assert run.returncode == 2
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert message in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("content, message", [
+    ("site0.crawlab.test:80 x\n", "expected 'site part'"),
+    ("# parts=2\nsite0.crawlab.test:80 0\nnowhere.test:80 1\n", "unknown site"),
+    ("# parts=3\nsite0.crawlab.test:80 0\n", "has 3 parts"),
+])
+def test_bad_partition_files_are_one_line_and_exit_2(tmp_path, content, message):
+    path = tmp_path / "p.txt"
+    path.write_text(content)
+    run = _cli("bsp", "--sim", "--pages", "100", "--sites", "5", "--partition", str(path),
+               timeout=30)
+    assert run.returncode == 2
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert message in run.stderr
