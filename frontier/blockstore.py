@@ -8,15 +8,23 @@ written once against that interface; choosing the class chooses where the keys l
 :class:`BlockKeys` models the paper's secondary memory (Section 3 and Figure 9): the array is
 cut into fixed-size blocks of ``block_size`` keys, stored in a file; at most ``cache_blocks``
 blocks are held in RAM, replaced least-recently-used. Every block brought in from the file is
-a *read*; every dirty block sent back is a *write*. Two rules keep the count honest and simple:
+a *read*; every dirty block sent back is a *write*. Three rules keep the count honest and simple:
 
 * a block that was never written to the file costs no read when first touched (it is new);
-* writing a whole block does not read it first (its old content is dead).
+* writing a whole block does not read it first (its old content is dead);
+* a block the structure declares dead (:meth:`BlockKeys.discard`: a Quickheap's cells behind
+  its head, a CBT chunk extracted or about to be overwritten whole) is dropped from the cache
+  without being written back, and costs no read when next touched.
+
+Which block leaves a full cache is the *replacement policy*: least-recently-used by default
+(what the paper prescribes for the CBT, Section 3.1), or any ``victim(cached_blocks) -> block``
+function the structure supplies (the Quickheap's own policy, Section 3.2: keep its pivots'
+blocks and the longest prefix of the array from its head; :meth:`Quickheap._victim`).
 
 Invariant of :class:`BlockKeys` (checked by :meth:`BlockKeys._check`): the cache holds at most
 ``cache_blocks`` blocks, in LRU order (oldest first); ``dirty`` is a subset of the cached blocks;
-a block's true content is its cached copy if cached, else its file copy if it was ever written,
-else zeros.
+a block's true content is its cached copy if cached, else its file copy if it is ``on_file``,
+else dead (read as zeros).
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +68,9 @@ class RamKeys:
     def set(self, i: int, v: complex) -> None:
         self.a[i] = v
 
+    def discard(self, lo: int, hi: int) -> None:
+        """Nothing to do in RAM (see :meth:`BlockKeys.discard`)."""
+
     def grow(self, n: int) -> None:
         """Make room for ``n`` keys, keeping the content. O(n) when it reallocates."""
         if n > len(self.a):
@@ -83,10 +95,12 @@ class BlockKeys:
 
     ``path`` is a file to create (truncated), or a folder in which a fresh temporary file is made
     (and deleted by :meth:`close`). ``read``/``write`` of a range cost O(range + blocks touched);
-    ``get``/``set`` O(1) plus a block transfer on a miss.
+    ``get``/``set`` O(1) plus a block transfer on a miss. ``victim``: the replacement policy
+    (default LRU; see the module docstring).
     """
 
-    def __init__(self, path: str | os.PathLike, block_size: int = 256, cache_blocks: int = 64):
+    def __init__(self, path: str | os.PathLike, block_size: int = 256, cache_blocks: int = 64,
+                 victim: Callable[[Iterable[int]], int] | None = None):
         path = Path(path)
         if path.is_dir():
             fd, name = tempfile.mkstemp(dir=path, prefix="crawlab-", suffix=".blocks")
@@ -102,6 +116,7 @@ class BlockKeys:
         self.on_file: set[int] = set()  # blocks written to the file at least once
         self.reads = 0
         self.writes = 0
+        self.victim = victim  # None: least recently used
         self._n = 0  # nominal length (grow)
 
     # -- the cache ------------------------------------------------------------------------
@@ -113,7 +128,11 @@ class BlockKeys:
             self.cache.move_to_end(b)
             return blk
         if len(self.cache) >= self.cache_blocks:
-            old, data = self.cache.popitem(last=False)
+            if self.victim is None:
+                old, data = self.cache.popitem(last=False)
+            else:
+                old = self.victim(self.cache.keys())
+                data = self.cache.pop(old)
             if old in self.dirty:
                 self.dirty.discard(old)
                 self._file.seek(old * self.block_size * _ITEM)
@@ -128,6 +147,15 @@ class BlockKeys:
             blk = np.zeros(self.block_size, dtype=KEY_DTYPE)
         self.cache[b] = blk
         return blk
+
+    def discard(self, lo: int, hi: int) -> None:
+        """Declare keys ``lo..hi-1`` dead: every block wholly inside the range leaves the cache
+        without a write, and its next touch costs no read. O(blocks in the range)."""
+        bs = self.block_size
+        for b in range(-(-lo // bs), hi // bs):
+            if self.cache.pop(b, None) is not None:
+                self.dirty.discard(b)
+            self.on_file.discard(b)
 
     def flush(self) -> None:
         """Write every dirty block back (counted), keeping them cached."""
@@ -203,10 +231,12 @@ class BlockKeys:
         assert self.dirty <= set(self.cache), "a dirty block is not cached"
 
 
-def open_keys(n: int, disk, block_size: int, cache_blocks: int) -> RamKeys | BlockKeys:
-    """A key array of ``n`` keys: in RAM when ``disk`` is ``None``, else in blocks of a file."""
+def open_keys(n: int, disk, block_size: int, cache_blocks: int,
+              victim: Callable[[Iterable[int]], int] | None = None) -> RamKeys | BlockKeys:
+    """A key array of ``n`` keys: in RAM when ``disk`` is ``None``, else in blocks of a file
+    (replaced by ``victim``, default LRU)."""
     if disk is None:
         return RamKeys(n)
-    keys = BlockKeys(disk, block_size=block_size, cache_blocks=cache_blocks)
+    keys = BlockKeys(disk, block_size=block_size, cache_blocks=cache_blocks, victim=victim)
     keys.grow(n)
     return keys

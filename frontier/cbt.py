@@ -123,11 +123,14 @@ class ChunkedCBT(FrontBuffer):
         return self._blocks.read(lo, lo + self.R)
 
     def _store(self, item: int, keys: np.ndarray, worst: np.complex128) -> None:
+        """Replace item's chunk by ``keys``: its old blocks are dead, so none is read back."""
         self._worst[item] = worst
         if self._blocks is None:
             self._chunks[item] = keys
         else:
-            self._blocks.write(item * self._stride, keys)
+            lo = item * self._stride
+            self._blocks.discard(lo, lo + self._stride)
+            self._blocks.write(lo, keys)
 
     def _alloc(self, node: int) -> int:
         """A free item identifier, now at ``node`` (free list through ``Leaf``). O(1)."""
@@ -150,6 +153,8 @@ class ChunkedCBT(FrontBuffer):
         self._free = item
         if self._blocks is None:
             self._chunks[item] = _EMPTY
+        else:  # the chunk is dead: its blocks leave the cache unwritten
+            self._blocks.discard(item * self._stride, (item + 1) * self._stride)
 
     # -- SELECT --------------------------------------------------------------------------------
 

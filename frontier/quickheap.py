@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -72,10 +73,11 @@ class Quickheap(FrontBuffer):
 
     ``initial_capacity``: initial array size (grows by doubling); ``seed``: random pivots;
     ``disk``/``cache_blocks``/``block_size``: keep the array in blocks of a file
-    (:mod:`frontier.blockstore`); ``count_comparisons``: partition by the counting twin
-    instead of ``numpy.partition`` (slower; same results, see :meth:`_partition`); ``buffer``:
-    K, the keys of the front buffer for single push/pop (:mod:`frontier.pqbuffer`; default 64,
-    0 when counting comparisons; 0 switches it off).
+    (:mod:`frontier.blockstore`), replaced by the paper's policy (``cache_policy="paper"``,
+    :meth:`_victim`) or least-recently-used (``"lru"``); ``count_comparisons``: partition by
+    the counting twin instead of ``numpy.partition`` (slower; same results, see
+    :meth:`_partition`); ``buffer``: K, the keys of the front buffer for single push/pop
+    (:mod:`frontier.pqbuffer`; default 64, 0 when counting comparisons; 0 switches it off).
     """
 
     def __init__(
@@ -87,12 +89,16 @@ class Quickheap(FrontBuffer):
         block_size: int = 256,
         seed: int = 0,
         buffer: int | None = None,
+        cache_policy: str = "paper",
     ) -> None:
         check_int_option("initial_capacity", initial_capacity, 2)
         self._counting = bool(count_comparisons)
         check_disk_options(disk, cache_blocks, block_size)
+        if cache_policy not in ("paper", "lru"):
+            raise ValueError(f"cache_policy must be 'paper' or 'lru', got {cache_policy!r}")
         self._cap = initial_capacity
-        self._a = open_keys(initial_capacity, disk, block_size, cache_blocks)
+        self._a = open_keys(initial_capacity, disk, block_size, cache_blocks,
+                            self._victim if cache_policy == "paper" else None)
         self._idx = 0  # position of the first key
         self._S: list[int] = [0]  # pivot positions; S[0] is the fictitious +inf pivot (tail)
         self._P: list[np.complex128] = [_INF]  # pivot keys, P[k] at position S[k]
@@ -125,6 +131,37 @@ class Quickheap(FrontBuffer):
             k = cap - a
             self._a.write(a, arr[:k])
             self._a.write(0, arr[k:])
+
+    def _discard(self, lo: int, hi: int) -> None:
+        """Positions ``lo..hi-1`` are dead (behind the head): their blocks need no write-back."""
+        if hi <= lo:
+            return
+        cap = self._cap
+        a = lo % cap
+        b = a + (hi - lo)
+        if b <= cap:
+            self._a.discard(a, b)
+        else:
+            self._a.discard(a, cap)
+            self._a.discard(0, b - cap)
+
+    def _victim(self, cached: Iterable[int]) -> int:
+        """The paper's page replacement (end of Section 3.2), for a full cache in disk mode:
+        RAM keeps (ii) the block of every pivot position in ``S`` and (iii) the longest prefix
+        of ``heap[idx..]``; so the block to evict is the cached one farthest from the head
+        (circularly) that holds no pivot. O(cached blocks + pivots)."""
+        bs, cap = self._a.block_size, self._cap
+        nblocks = -(-cap // bs)
+        head = (self._idx % cap) // bs
+        pinned = {(s % cap) // bs for s in self._S}
+        victim, far, victim_any, far_any = -1, -1, -1, -1
+        for b in cached:
+            d = (b - head) % nblocks
+            if d > far_any:
+                victim_any, far_any = b, d
+            if d > far and b not in pinned:
+                victim, far = b, d
+        return victim if victim >= 0 else victim_any
 
     def _ensure(self, m: int) -> None:
         """Make room for ``m`` more keys (plus the fictitious pivot's cell), doubling."""
@@ -259,6 +296,7 @@ class Quickheap(FrontBuffer):
                     last = p - 1
         out = np.sort(self._read(idx, final + 1))  # best first; a copy
         self._idx = final + 1
+        self._discard(idx, final + 1)
         return out
 
     _take = _extract  # the core's extract-top for FrontBuffer
@@ -336,9 +374,10 @@ class QuickheapFrontier(LockedFrontier):
         block_size: int = 256,
         seed: int = 0,
         buffer: int | None = None,
+        cache_policy: str = "paper",
     ) -> None:
         super().__init__(Quickheap(initial_capacity, count_comparisons, disk, cache_blocks,
-                                   block_size, seed, buffer))
+                                   block_size, seed, buffer, cache_policy))
 
     @property
     def storage(self) -> Quickheap:

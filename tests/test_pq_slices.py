@@ -75,3 +75,52 @@ def test_block_store_counts_and_keeps_content(tmp_path):
     b._check()
     b.close()
     assert not list(tmp_path.iterdir())  # the temporary file is gone
+
+
+def test_block_store_discard_drops_dead_blocks_unwritten(tmp_path):
+    b = BlockKeys(tmp_path, block_size=4, cache_blocks=2)
+    b.grow(16)
+    b.write(0, np.arange(16) + 0j)  # blocks 0, 1 written to the file; 2, 3 cached and dirty
+    assert (b.reads, b.writes) == (0, 2)
+    b.discard(2, 16)  # block 0 is only partly dead: kept; blocks 1, 2, 3 are dead
+    assert set(b.cache) == set() and not b.dirty and b.on_file == {0}
+    b.write(5, np.array([7 + 0j]))  # a dead block costs no read
+    assert b.reads == 0 and b.get(5) == 7 and b.get(1) == 1
+    assert b.reads == 1  # block 0 came back from the file
+    b._check()
+    b.close()
+
+
+def test_block_store_victim_policy_chooses_the_block_to_evict(tmp_path):
+    b = BlockKeys(tmp_path, block_size=2, cache_blocks=2, victim=max)  # evict the highest block
+    b.grow(8)
+    b.set(0, 1)
+    b.set(6, 2)
+    b.set(2, 3)  # cache full with {0, 3}: block 3 (highest) goes, not block 0 (least recent)
+    assert set(b.cache) == {0, 1} and b.writes == 1
+    b._check()
+    b.close()
+
+
+def test_quickheap_paper_policy_keeps_the_head_and_the_pivots(tmp_path):
+    """The paper's replacement (Section 3.2): evict the cached block farthest from the head
+    (circularly) that holds no pivot; under it the head's block and the pivots' blocks stay."""
+    q = make_storage("quickheap", disk=tmp_path, cache_blocks=16, block_size=8,
+                     initial_capacity=1024, seed=3)
+    rng = np.random.default_rng(3)
+    q.push_many(_pairs(rng, 800, "k"))  # 100 blocks through a 16-block cache
+    q.pop_many(300)
+    q.push_many(_pairs(rng, 100, "n"))
+    cap, bs = q.capacity, 8
+    nblocks = cap // bs
+    head = (q._idx % cap) // bs
+    pivots = {(s % cap) // bs for s in q._S}
+    assert len(pivots) < 16
+    assert head in q._a.cache and pivots <= set(q._a.cache)
+    every = list(range(nblocks))
+    v = q._victim(every)
+    free = [b for b in every if b not in pivots]
+    assert v == max(free, key=lambda b: (b - head) % nblocks)
+    assert v == (head - 1) % nblocks or (head - 1) % nblocks in pivots  # just behind the head
+    q._check()
+    q.close()

@@ -49,6 +49,8 @@ def variants(tmp):
         ("qh-buf3", lambda: Quickheap(initial_capacity=3, buffer=3, seed=1)),
         ("qh-buf2-disk", lambda: Quickheap(initial_capacity=2, buffer=2, disk=tmp, cache_blocks=2,
                                            block_size=2)),
+        ("qh-disk-lru", lambda: Quickheap(initial_capacity=4, disk=tmp, cache_blocks=2,
+                                          block_size=2, cache_policy="lru")),
         ("cbt-nobuf", lambda: ChunkedCBT(chunk=3, buffer=0)),
         ("qh-nobuf", lambda: Quickheap(initial_capacity=2, buffer=0)),
     ]
@@ -218,6 +220,7 @@ def test_nan_and_non_numbers_are_rejected_and_nothing_is_added(name, bad):
 @pytest.mark.parametrize("name, option, bad", [
     ("cbt", "chunk", 0), ("cbt", "chunk", 2.5), ("quickheap", "initial_capacity", 1),
     ("quickheap", "cache_blocks", 0), ("heap", "block_size", -1), ("cbt", "disk", 3),
+    ("quickheap", "cache_policy", "mru"), ("cbt", "buffer", -1),
 ])
 def test_bad_options_name_the_argument(name, option, bad):
     with pytest.raises(ValueError, match=option):
