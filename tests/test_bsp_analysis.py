@@ -83,8 +83,7 @@ def test_binary_search_finds_the_largest_beta_of_a_monotone_error():
     """With an error that cannot decrease in beta (1 / supersteps: bigger tolerances never
     add supersteps), the search must return exactly the largest beta under the threshold."""
     web = webgen.generate(500, 10, seed=3)
-    prepared = rx._Prepared(web, rx.priority_order(web.pagerank()),
-                            rx.page_owners(web, rx.make_assignment("site-hash", 3)), 3, True)
+    prepared = rx.RxModel(web, 3)
     scan = np.array([1 / prepared.run(b).supersteps for b in range(0, 301)])
     assert np.all(np.diff(scan) >= 0), "supersteps never increase with beta"
     for threshold in (0.01, 0.05, 0.2):

@@ -33,9 +33,10 @@ Readings of the paper's text that this module fixes (each is a parameter where i
 
 Two implementations: :func:`predict_reference` follows the six steps literally (a loop per
 page and per link, O(V + E) Python steps: the one to read), and :func:`predict`, the same
-result with numpy: prefix sums of the messages per processor, one binary search per processor
-per superstep to find where ``M[i]`` first exceeds ``beta``. O(E + V log V + S P log V) with
-small constants; the tests check that both agree. All functions are pure (thread-safe).
+result with numpy (:class:`RxModel`): prefix sums of the messages per processor, one binary
+search per processor per superstep to find where ``M[i]`` first exceeds ``beta``.
+O(E + V log V + S P log V) with small constants; the tests check that both agree. All
+functions are pure (thread-safe).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from crawlers.webgen import Web
 
 __all__ = [
     "BetaSearch",
+    "RxModel",
     "RxResult",
     "page_owners",
     "predict",
@@ -212,14 +214,22 @@ def predict_reference(web: Web, processors: int, beta: int, *,
 # -- the vectorized algorithm -------------------------------------------------------------------
 
 
-class _Prepared:
-    """What every run over one (web, owners, order) shares: per-processor message prefix sums
-    and the links in ``Q_x`` positions. Built once per :func:`search_beta`. O(E + P V)."""
+class RxModel:
+    """The prediction for one web, P, assignment and priority, ready to run for any
+    ``beta``: per-processor message prefix sums and the links in ``Q_x`` positions, built
+    once (O(E + P V) time, O(P V) memory); :meth:`run` is then O(V + E + S P log V).
 
-    def __init__(self, web: Web, order: np.ndarray, owners: np.ndarray, processors: int,
-                 count_local: bool) -> None:
+    ``owners`` (processor per page) overrides ``assignment`` (default site-hash);
+    ``priority`` overrides PageRank. Read-only after construction (thread-safe).
+    """
+
+    def __init__(self, web: Web, processors: int, *,
+                 assignment: Assignment | str | None = None,
+                 priority: np.ndarray | None = None, owners: np.ndarray | None = None,
+                 count_local: bool = True) -> None:
+        order, owners = _inputs(web, processors, assignment, priority, owners)
         n = web.size
-        self.n, self.processors = n, processors
+        self.n, self.processors, self.count_local = n, processors, count_local
         position = np.empty(n, dtype=np.int64)
         position[order] = np.arange(n, dtype=np.int64)
         src = np.repeat(np.arange(n, dtype=np.int64), web.out_degrees())
@@ -252,7 +262,8 @@ class _Prepared:
             s = t
 
     def run(self, beta: int) -> RxResult:
-        starts = self.starts(beta)
+        """The prediction for tolerance ``beta`` (same result as :func:`predict_reference`)."""
+        starts = self.starts(_check_beta(beta))
         superstep = np.searchsorted(starts, np.arange(self.n), side="right") - 1
         same = (superstep[self.src_pos] == superstep[self.dst_pos]) & (
             self.src_pos < self.dst_pos)
@@ -273,8 +284,8 @@ def predict(web: Web, processors: int, beta: int, *,
     sums.
     """
     beta = _check_beta(beta)
-    order, owners = _inputs(web, processors, assignment, priority, owners)
-    return _Prepared(web, order, owners, processors, count_local).run(beta)
+    return RxModel(web, processors, assignment=assignment, priority=priority, owners=owners,
+                   count_local=count_local).run(beta)
 
 
 def search_beta(web: Web, processors: int, threshold: float, *, lo: int = 0,
@@ -296,8 +307,8 @@ def search_beta(web: Web, processors: int, threshold: float, *, lo: int = 0,
     hi = max(web.n_edges, lo) if hi is None else _check_beta(hi)
     if hi < lo:
         raise ValueError(f"need lo <= hi, got {lo} > {hi}")
-    order, owners = _inputs(web, processors, assignment, priority, owners)
-    prepared = _Prepared(web, order, owners, processors, count_local)
+    prepared = RxModel(web, processors, assignment=assignment, priority=priority,
+                       owners=owners, count_local=count_local)
     probes: list[tuple[int, float, float]] = []
     runs: dict[int, RxResult] = {}
 
