@@ -232,3 +232,41 @@ def test_bad_partition_files_are_one_line_and_exit_2(tmp_path, content, message)
     assert run.returncode == 2
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert message in run.stderr
+
+
+def test_the_time_slice_stops_every_worker_together():
+    report = bsp(procs=2, robots=2, R=4, seconds=0.3, web=dict(latency=0.01))
+    assert report.stopped_by == "time"
+    assert 0 < report.pages_fetched < 300
+
+
+def test_out_survives_ctrl_c(tmp_path):
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "crawlers", "bsp", "--sim", "--pages", "3000", "--latency",
+         "0.02", "--procs", "2", "--R", "4", "--robots", "2", "--out", str(out), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        pages = out / "pages.jsonl"
+        while time.monotonic() < deadline:
+            if pages.exists() and len(pages.read_text().splitlines()) >= 20:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("no page written within 60 s")
+        os.kill(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    assert proc.returncode == 0, stderr
+    report = json.loads(stdout)
+    summary = json.loads((out / "summary.json").read_text())
+    assert report["stopped_by"] == summary["stopped_by"] == "interrupted"
+    assert len(_pages(out)) == summary["pages_fetched"] >= 20

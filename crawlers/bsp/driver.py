@@ -239,7 +239,8 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
             except KeyboardInterrupt:
                 stopped_by = "interrupted"
             finally:
-                group.stop()
+                # after a normal end the workers are exiting; otherwise do not wait for them
+                group.stop(timeout=10.0 if stopped_by and stopped_by != "interrupted" else 0.0)
             t_end = time.monotonic()
             t_start = started[0] if started else t_end
             report.startup_seconds = round(t_start - t_spawn, 4)

@@ -24,7 +24,8 @@ Two implementations:
     *coordinator* in the parent by one pipe. The coordinator (:class:`ProcessGroup`) is the
     communication library: it waits until every live worker has called the collective, then
     answers each one, so the all-to-all is routed through it (a star, as the daemon of a BSP
-    library). Because it sees every worker's pipe and process, it notices a worker that dies
+    library); messages are pickled by their sender and unpickled by their receiver, the
+    coordinator only moves bytes. Because it sees every worker's pipe and process, it notices a worker that dies
     (pipe EOF or exit code), and hands the survivors a :class:`Failover`. Nothing to set up.
 :class:`MpiTransport` (``--backend mpi``)
     ``mpi4py`` on ``COMM_WORLD``: ``comm.alltoall`` is a peer-to-peer exchange between ranks,
@@ -40,6 +41,7 @@ work per all-to-all (it copies each message once).
 from __future__ import annotations
 
 import os
+import pickle
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -102,6 +104,9 @@ class Transport(Protocol):
     def close(self) -> None: ...
 
 
+_EMPTY = pickle.dumps([], pickle.HIGHEST_PROTOCOL)  # what a dead or silent worker "sent"
+
+
 def _sum(values: Sequence[Any]) -> Any:
     """Element-wise sum of ints or of equal-length tuples."""
     if not values:
@@ -143,9 +148,12 @@ class ProcessTransport:
         return value
 
     def alltoall(self, objs: Sequence[Any]) -> list[Any]:
+        """Each object is pickled here and unpickled by its receiver: the coordinator only
+        moves bytes."""
         if len(objs) != self.size:
             raise ValueError(f"alltoall needs {self.size} objects, got {len(objs)}")
-        return self._call("alltoall", list(objs))
+        packed = [pickle.dumps(o, pickle.HIGHEST_PROTOCOL) for o in objs]
+        return [pickle.loads(b) for b in self._call("alltoall", packed)]
 
     def allreduce_sum(self, value: Any) -> Any:
         return self._call("allreduce", value)
@@ -207,7 +215,8 @@ class ProcessGroup:
         self.closed: set[int] = set()
         self.close_reasons: dict[int, Any] = {}
         self._new_dead: set[int] = set()
-        self._routed: list[list[list[tuple[str, float]]]] = [[] for _ in range(size)]
+        # every pickled message routed to each worker, kept to re-seed it if it dies
+        self._routed: list[list[bytes]] = [[] for _ in range(size)]
         self.rounds = 0
         self.round_seconds = 0.0  # coordinator time spent routing (not waiting)
 
@@ -273,7 +282,7 @@ class ProcessGroup:
         reseed = [(u, share) for u in self.seeds]
         for rank, _ in self.dead:
             for message in self._routed[rank]:
-                reseed.extend(message)
+                reseed.extend(pickle.loads(message))
         return Failover(dead=dead_now, survivors=tuple(sorted(self.alive)), reseed=reseed)
 
     def serve(self, on_gather: Callable[[dict[int, Any]], None],
@@ -315,10 +324,10 @@ class ProcessGroup:
                 on_gather: Callable[[dict[int, Any]], None]) -> dict[int, Any]:
         ranks = sorted(payloads)
         if op == "alltoall":
-            out: dict[int, Any] = {r: [[] for _ in range(self.size)] for r in ranks}
+            out: dict[int, Any] = {r: [_EMPTY] * self.size for r in ranks}
             for src in ranks:
                 for dst, message in enumerate(payloads[src]):
-                    if not message:
+                    if message == _EMPTY:
                         continue
                     self._routed[dst].append(message)
                     if dst in out:
