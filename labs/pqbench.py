@@ -55,13 +55,21 @@ def supersteps(kind: str, n: int, r: int, steps: int, seed: int = 1, warmup: int
         s.push_many(batch)
     batches = batches[warmup:]
     c0, io0 = _counters(s)
+    io_extract = 0
     gc.collect()
     gc.disable()
     try:
         t0 = time.perf_counter()
-        for batch in batches:
-            s.pop_many(r)
-            s.push_many(batch)
+        if s.io is None:
+            for batch in batches:
+                s.pop_many(r)
+                s.push_many(batch)
+        else:  # disk mode: also split the block I/O between extract-top and insert-many
+            for batch in batches:
+                a = _counters(s)[1]
+                s.pop_many(r)
+                io_extract += _counters(s)[1] - a
+                s.push_many(batch)
         seconds = time.perf_counter() - t0
     finally:
         gc.enable()
@@ -70,6 +78,7 @@ def supersteps(kind: str, n: int, r: int, steps: int, seed: int = 1, warmup: int
     keys = 2 * r * steps
     return {"comparisons": c1 - c0, "io": io1 - io0, "seconds": seconds,
             "cmp_per_key": (c1 - c0) / keys, "io_per_key": (io1 - io0) / keys,
+            "io_extract_share": io_extract / max(1, io1 - io0),
             "ns_per_key": seconds / keys * 1e9}
 
 
