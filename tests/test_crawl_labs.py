@@ -1,0 +1,166 @@
+"""The crawler's races, memory and parsers labs: the library code they rely on.
+
+The race test forces the interleaving with a handshake (no sleeps, bounded waits); the memory
+tests check the measurement against structures whose size is known; the parsers tests crawl a
+three-page site served on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import frontier
+from crawlers.cli import main as crawlab
+from crawlers.server import WebServer
+from crawlers.visited import VisitedSet
+from labs import lab_crawl_parsers as parsers_lab
+from labs import lab_crawl_races as races
+from labs.crawlbench import make_web
+from labs.lab_crawl_memory import realistic_urls, traced_bytes
+
+WAIT = 10.0  # seconds any handshake may take before the test fails instead of hanging
+
+
+# -- races ------------------------------------------------------------------------------------
+
+def test_a_switch_inside_pop_hands_one_url_out_twice_and_loses_the_next(monkeypatch):
+    f = races.WindowFrontier(capacity=4)
+    f.put("http://a.test/1")
+    f.put("http://a.test/2")
+    inside, resume = threading.Event(), threading.Event()
+    main_thread = threading.get_ident()
+
+    def switch_point() -> None:  # the worker stops inside pop until the main thread popped
+        if threading.get_ident() != main_thread:
+            inside.set()
+            assert resume.wait(WAIT)
+
+    monkeypatch.setattr(races, "switch_point", switch_point)
+    got = []
+    worker = threading.Thread(target=lambda: got.append(f.get(timeout=WAIT)))
+    worker.start()
+    assert inside.wait(WAIT)
+    mine = f.get(timeout=WAIT)  # reads the same head slot as the stalled worker
+    resume.set()
+    worker.join(WAIT)
+    assert not worker.is_alive()
+    assert got == [mine] == ["http://a.test/1"]
+    assert f.stats.duplicates_handed_out == 1
+    assert len(f) == 0  # the count drifted: URL 2 is still stored but can never be taken
+    with pytest.raises(frontier.Empty):
+        f.get(timeout=0.01)
+
+
+def test_the_locked_control_crawls_every_page_once_at_every_switch_interval():
+    web = make_web(pages=400, sites=4, seed=3)
+    before = sys.getswitchinterval()
+    for switch in (1e-4, 1e-6):
+        row = races.crawl_to_the_end(web, races.CONTROL, 4, switch, capacity=30, seed=3)
+        assert row["stopped_by"] == "exhausted"
+        assert row["unique_pages"] == row["urls_discovered"] == row["pages_fetched"]
+        assert row["fetched_twice"] == row["never_fetched"] == row["urls_lost"] == 0
+    assert sys.getswitchinterval() == before  # restored
+
+
+def test_the_races_lab_counts_agree_with_the_ground_truth():
+    web = make_web(pages=400, sites=4, seed=3)
+    row = races.crawl_to_the_end(web, races.WINDOW, 4, 1e-4, capacity=30, seed=3)
+    assert row["fetched_twice"] == row["handed_out_twice"] + row["visited_races"]
+    assert row["unique_pages"] + row["never_fetched"] == row["urls_discovered"]
+    if row["stopped_by"] == "stalled":
+        assert row["urls_lost"] == row["never_fetched"] - row["fetched_twice"]
+
+
+# -- memory -----------------------------------------------------------------------------------
+
+def test_traced_bytes_sees_a_list_of_pointers_as_8_bytes_each():
+    items = [object() for _ in range(50_000)]
+    held, seconds, result = traced_bytes(lambda: list(items))
+    assert len(result) == 50_000 and seconds >= 0
+    assert 8 <= held / 50_000 < 9
+
+
+def test_traced_bytes_does_not_count_what_the_build_freed():
+    held, _, _ = traced_bytes(lambda: len([str(i) * 10 for i in range(20_000)]))
+    assert held < 10_000
+
+
+def test_realistic_urls_are_distinct_deterministic_and_web_sized():
+    urls = realistic_urls(5000, seed=2)
+    assert urls == realistic_urls(5000, seed=2) != realistic_urls(5000, seed=3)
+    assert len(set(urls)) == 5000
+    assert 55 <= sum(map(len, urls)) / len(urls) <= 90
+
+
+def test_the_visited_set_stays_under_150_bytes_per_url():
+    urls = realistic_urls(50_000, seed=1)
+
+    def fill():
+        v = VisitedSet()
+        for u in urls:
+            v.claim(u)
+        return v
+
+    held, _, v = traced_bytes(fill)
+    assert len(v) == 50_000
+    assert held / 50_000 <= 150
+
+
+# -- parsers ----------------------------------------------------------------------------------
+
+@pytest.fixture
+def little_site(tmp_path):
+    """Three linked pages (one of them linked twice, once with a fragment) and a PNG."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(
+        '<html><body><a href="a.html">a</a> <a href="b.html#x">b</a> '
+        '<a href="pic.png">pic</a> <a href="http://elsewhere.test/c.html">out</a></body></html>')
+    (site / "a.html").write_text('<html><body><a href="b.html">b</a></body></html>')
+    (site / "b.html").write_text('<html><body><a href="index.html">home</a></body></html>')
+    (site / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    return site
+
+
+def test_our_crawl_of_two_mirrors_fetches_each_page_once_and_times_parsing(little_site):
+    with WebServer(dirs=[str(little_site)] * 2, mode="thread") as server:
+        seeds = [u + "/index.html" for u in server.site_urls]
+        for parser in ("lxml", "bs4"):
+            row = parsers_lab.our_crawl(seeds, parser, threads=4, max_pages=100)
+            assert row["pages"] == 6 and row["errors"] == 0  # 3 pages x 2 mirrors, no PNG
+            assert row["parse_ms_per_page"] > 0 and row["cpu_user_s"] >= 0
+
+
+@pytest.mark.skipif(importlib.util.find_spec("scrapy") is None, reason="scrapy not installed")
+def test_the_scrapy_crawl_follows_the_same_scope(little_site):
+    with WebServer(dirs=[str(little_site)]) as server:
+        seed = server.site_urls[0] + "/index.html"
+        proc = subprocess.run([sys.executable, "-m", "labs.scrapy_crawl", "--seed", seed,
+                               "--max-pages", "2"], capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr[-500:]
+        limited = json.loads(proc.stdout.strip().splitlines()[-1])
+        row = parsers_lab.scrapy_crawl([seed], max_pages=100)
+    assert limited["pages"] == 2
+    assert row is not None and row["pages"] == 3 and row["errors"] == 0
+    assert row["pages_per_s"] > 0 and row["threads"] == 16
+
+
+def test_a_site_dir_without_html_is_one_line_and_status_2(tmp_path, capsys):
+    status = crawlab(["lab", "crawl-parsers", "--quick", "--site-dir", str(tmp_path),
+                      "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.count("\n") == 1 and "no .html files under" in err
+
+
+def test_the_page_rule_keeps_html_paths_only():
+    assert parsers_lab.is_page("http://127.0.0.1:8000/api/x.html")
+    assert not parsers_lab.is_page("http://127.0.0.1:8000/_images/x.png")
+    assert not parsers_lab.is_page("http://127.0.0.1:8000/_sources/x.rst.txt")
