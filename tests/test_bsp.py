@@ -74,6 +74,15 @@ def test_more_workers_fetch_the_same_set_exactly_once(procs, partition):
     assert sum(report.pages_per_worker) == 300
 
 
+@pytest.mark.parametrize("name", ["monitor", "fine", "heap", "quickheap"])
+def test_any_frontier_works_even_a_small_bounded_one(name):
+    report = bsp(procs=2, robots=2, R=8, frontier=name, capacity=10)
+    assert report.pages_fetched == report.unique_pages == 300
+    assert report.frontier == name
+    if frontier.info(name).bounded:  # the overflow list was used, and lost nothing
+        assert max(max(s.per_worker["spilled"]) for s in report.per_superstep) > 0
+
+
 # -- routing ------------------------------------------------------------------------------
 
 def _expected_traffic(procs: int, partition: str) -> tuple[int, int]:
@@ -146,6 +155,17 @@ def _cli(*args: str, timeout: float = 90, mpi: int | None = None
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
+def _main(capsys, *args: str) -> tuple[int, str]:
+    """``crawlab ARGS`` in this process: (exit status, standard error)."""
+    from crawlers.cli import main
+
+    try:
+        code = main(list(args))
+    except SystemExit as exc:  # argparse's own errors
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
 SMALL = ["--sim", "--pages", "300", "--sites", "10", "--seed", "3", "--latency", "0",
          "--R", "8", "--robots", "2", "--json"]
 
@@ -193,6 +213,14 @@ def test_a_killed_worker_loses_no_page(tmp_path):
     pages = _pages(out)
     assert len(pages) == r["pages_fetched"] and set(pages) == all_pages()
     assert all(s["workers"] == [0, 2] for s in r["per_superstep"][3:])
+    promised = {"frontier", "procs", "robots", "R", "seconds", "pages_fetched", "unique_pages",
+                "duplicates", "errors", "pages_per_second", "coverage", "quality", "supersteps",
+                "messages", "urls_sent", "page_messages", "failures", "overlap",
+                "communication_overhead", "load_imbalance", "backend", "partition",
+                "per_superstep"}
+    assert promised <= set(r)
+    assert {"pages", "messages", "urls_sent", "page_messages", "failures", "frontier",
+            "fetch_seconds", "exchange_seconds"} <= set(r["per_superstep"][0]["per_worker"])
 
 
 def test_killing_a_worker_before_its_first_superstep_still_covers_the_web():
@@ -212,11 +240,18 @@ def test_killing_a_worker_before_its_first_superstep_still_covers_the_web():
     (["--procs", "1", "--kill-worker", "0", "--kill-at", "1"], "at least 2 workers"),
     (["--frontier", "nope"], "unknown frontier"),
 ])
-def test_bad_input_is_one_line_and_exit_2(args, message):
-    run = _cli("bsp", "--sim", "--pages", "100", "--sites", "5", *args, timeout=30)
+def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
+    code, err = _main(capsys, "bsp", "--sim", "--pages", "100", "--sites", "5", *args)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1, err
+    assert message in err
+
+
+def test_bad_input_in_a_real_process_has_no_traceback():
+    run = _cli("bsp", "--backend", "mpi", "--sim", timeout=30)
     assert run.returncode == 2
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr
-    assert message in run.stderr and "Traceback" not in run.stderr
+    assert "mpiexec" in run.stderr and "Traceback" not in run.stderr
 
 
 @pytest.mark.parametrize("content, message", [
@@ -224,14 +259,14 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     ("# parts=2\nsite0.crawlab.test:80 0\nnowhere.test:80 1\n", "unknown site"),
     ("# parts=3\nsite0.crawlab.test:80 0\n", "has 3 parts"),
 ])
-def test_bad_partition_files_are_one_line_and_exit_2(tmp_path, content, message):
+def test_bad_partition_files_are_one_line_and_exit_2(capsys, tmp_path, content, message):
     path = tmp_path / "p.txt"
     path.write_text(content)
-    run = _cli("bsp", "--sim", "--pages", "100", "--sites", "5", "--partition", str(path),
-               timeout=30)
-    assert run.returncode == 2
-    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
-    assert message in run.stderr
+    code, err = _main(capsys, "bsp", "--sim", "--pages", "100", "--sites", "5",
+                      "--partition", str(path))
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1, err
+    assert message in err
 
 
 def test_the_time_slice_stops_every_worker_together():

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import frontier as frontier_pkg
-from crawlers.bsp.engine import Ownership, Worker, WorkerSettings, make_fetch
+from crawlers.bsp.engine import LARGE_CAPACITY, Ownership, Worker, WorkerSettings, make_fetch
 from crawlers.bsp.report import BspReport, Collector
 from crawlers.bsp.transport import (
     BspError,
@@ -60,6 +60,7 @@ class BspConfig:
     kill_at: int | None = None
     out: str | None = None
     opic: bool = True  # OPIC priorities (priority frontiers only)
+    capacity: int = LARGE_CAPACITY  # of bounded frontiers; the overflow waits in a list
     timeout: float = 120.0  # seconds a collective waits for a worker
 
 
@@ -87,6 +88,7 @@ def check_config(c: BspConfig) -> None:
     _positive("R", c.R)
     _positive("max pages", c.max_pages, allow_none=True)
     _positive("max supersteps", c.max_supersteps, allow_none=True)
+    _positive("capacity", c.capacity)
     if c.seconds is not None and not c.seconds > 0:
         raise BspError(f"seconds must be positive, got {c.seconds!r}")
     if c.backend not in BACKENDS:
@@ -134,6 +136,7 @@ def _setup(c: BspConfig, assignment: Assignment, target: Any) -> Setup:
         procs=c.procs, robots=c.robots, R=c.R, frontier=c.frontier, priority=c.opic,
         seeds=list(target.seeds), seconds=c.seconds, max_pages=c.max_pages,
         max_supersteps=c.max_supersteps, keep_results=c.out is not None,
+        capacity=c.capacity,
         kill=None if c.kill_worker is None else (c.kill_worker, c.kill_at))
     return Setup(settings=settings, web=c.web, assignment=assignment, served_origins=served)
 

@@ -53,8 +53,9 @@ from crawlers.visited import VisitedSet
 __all__ = ["Ownership", "OpicLedger", "Worker", "WorkerStep", "LARGE_CAPACITY"]
 
 LARGE_CAPACITY = 1 << 20
-"""Capacity given to bounded frontiers: a BSP worker is single-threaded, so it cannot wait
-for room; what does not fit waits in an overflow list (counted as ``spilled``)."""
+"""Default capacity of bounded frontiers: a BSP worker is single-threaded, so it cannot wait
+for room; what does not fit waits in an overflow list (counted as ``spilled``) and is moved
+into the frontier as room appears."""
 
 
 class Ownership:
@@ -179,6 +180,7 @@ class WorkerSettings:
     max_pages: int | None = None
     max_supersteps: int | None = None
     keep_results: bool = False
+    capacity: int = 1 << 20  # for bounded frontiers (LARGE_CAPACITY)
     kill: tuple[int, int] | None = None  # (rank, superstep): SIGKILL itself there
 
 
@@ -203,7 +205,7 @@ class Worker:
         self.in_scope = in_scope
         self.on_gather = on_gather
         cls = frontier_pkg.info(settings.frontier)
-        self.frontier = (frontier_pkg.create(settings.frontier, capacity=LARGE_CAPACITY)
+        self.frontier = (frontier_pkg.create(settings.frontier, capacity=settings.capacity)
                          if cls.bounded else frontier_pkg.create(settings.frontier))
         self.priority = settings.priority and cls.ordering == "priority"
         self.alive: list[int] = list(range(self.size))

@@ -25,8 +25,11 @@ Two implementations:
     communication library: it waits until every live worker has called the collective, then
     answers each one, so the all-to-all is routed through it (a star, as the daemon of a BSP
     library); messages are pickled by their sender and unpickled by their receiver, the
-    coordinator only moves bytes. Because it sees every worker's pipe and process, it notices a worker that dies
-    (pipe EOF or exit code), and hands the survivors a :class:`Failover`. Nothing to set up.
+    coordinator only moves bytes. Because it sees every worker's pipe and process, it notices
+    a worker that dies (pipe EOF or exit code), and hands the survivors a :class:`Failover`.
+    Workers are forked from a ``forkserver`` that has imported the crawler once. Nothing to
+    set up; a script that calls the engine needs the usual ``if __name__ == "__main__":``
+    guard, since the workers re-import the main module.
 :class:`MpiTransport` (``--backend mpi``)
     ``mpi4py`` on ``COMM_WORLD``: ``comm.alltoall`` is a peer-to-peer exchange between ranks,
     possibly on several machines. Started by ``mpiexec -n P crawlab bsp --backend mpi ...``
