@@ -1,0 +1,48 @@
+"""Exercise 4: the exchange of a bulk-synchronous (BSP) superstep.
+
+In BSP, ``p`` workers compute on their own data, then *exchange*: each sends a list of messages
+to each other worker (URLs found for another worker's sites, in a parallel crawler), then they
+all wait at a *barrier*; what a worker receives is read only after everyone has sent. Then the
+next superstep starts.
+
+Write :meth:`Exchange.exchange`, called once per superstep by each of the ``p`` worker threads,
+``rank`` = 0 .. p-1::
+
+    received = ex.exchange(rank, {dest: [message, ...], ...})
+
+It returns the messages sent to ``rank`` *in this superstep*, grouped by sender in rank order
+(everything from rank 0 first, each sender's list in its order). A worker may leave a
+destination out (nothing to send) or send to itself; a destination outside ``0 .. p-1`` is a
+``ValueError``. Use :class:`threading.Barrier`. Careful: a fast worker may return from one
+exchange and start the next superstep's while a slow one is still reading this one's messages.
+Grade it with::
+
+    python exercises/grade.py ex4
+"""
+
+from __future__ import annotations
+
+import threading
+
+__all__ = ["Exchange"]
+
+_ = threading  # you will need it
+
+
+class Exchange:
+    """All-to-all exchange among ``p`` worker threads, with a barrier, one superstep at a time.
+    Each rank calls :meth:`exchange` once per superstep; no two threads use the same rank."""
+
+    def __init__(self, p: int) -> None:
+        if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+            raise ValueError(f"p must be a positive integer, got {p!r}")
+        self.p = p
+        # ===== YOUR CODE HERE: mailboxes and barrier(s) =======================================
+        # ===== END OF YOUR CODE =================================================================
+
+    def exchange(self, rank: int, outbox: dict[int, list]) -> list:
+        """Send ``outbox[d]`` to each rank ``d``; return what was sent to ``rank`` in this
+        superstep, by sender in rank order."""
+        # ===== YOUR CODE HERE =================================================================
+        raise NotImplementedError("exercise 4: exchange")
+        # ===== END OF YOUR CODE ===============================================================

@@ -1,0 +1,1 @@
+"""Autograder tests of the exercises (``exercises/``); skipped unless ``--exercises=DIR``."""

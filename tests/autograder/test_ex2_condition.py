@@ -1,0 +1,146 @@
+"""Exercise 2: the condition variable built from semaphores.
+
+The frontier suites run on ``SemMonitorFrontier`` through ``--frontier``; these tests check the
+condition itself: wake-ups counted exactly, timeouts, no lost wake-up under a tiny switch
+interval, and no :class:`threading.Condition` inside.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import pytest
+
+from tests.conftest import load_exercise
+from tests.helpers import join_all, start_thread
+
+
+@pytest.fixture
+def mod(exercises_dir):
+    load_exercise(exercises_dir, "ex2_semaphore_monitor", "SemCondition")
+    return sys.modules["_graded_ex2_semaphore_monitor"]
+
+
+def _sleepers(mod, n):
+    """A monitor, a condition, and ``n`` threads waiting on it; returns what they need."""
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    woken: list[int] = []
+    waiting = [0]
+
+    def sleeper(i):
+        with m:
+            waiting[0] += 1
+            if cond.wait(timeout=10):
+                woken.append(i)
+
+    threads = [start_thread(sleeper, i) for i in range(n)]
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        with m:
+            if waiting[0] == n:
+                break
+        time.sleep(0.005)
+    time.sleep(0.02)  # the last one is between counting itself and sleeping: let it sleep
+    return m, cond, woken, threads
+
+
+def test_not_built_on_threading_condition(mod):
+    cond = mod.SemCondition(mod.Monitor())
+    for value in vars(cond).values():
+        assert not isinstance(value, threading.Condition | threading.Event), (
+            "build it from semaphores, not from threading.Condition/Event")
+
+
+def test_notify_wakes_exactly_n(mod):
+    m, cond, woken, threads = _sleepers(mod, 5)
+    with m:
+        cond.notify(2)
+    time.sleep(0.2)
+    assert len(woken) == 2, f"notify(2) woke {len(woken)} of 5 waiters"
+    with m:
+        cond.notify_all()
+    join_all(threads, timeout=5)
+    assert sorted(woken) == list(range(5))
+
+
+def test_notify_with_nobody_waiting_is_not_remembered(mod):
+    """A notify before anyone waits wakes nobody later (unlike a semaphore's V)."""
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    with m:
+        cond.notify()
+        cond.notify_all()
+    with m:
+        t0 = time.monotonic()
+        assert cond.wait(timeout=0.1) is False
+        assert time.monotonic() - t0 >= 0.09
+
+
+def test_wait_gives_the_monitor_up_and_takes_it_back(mod):
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    inside = []
+
+    def notifier():
+        with m:  # possible only if wait() released the monitor
+            inside.append("notifier")
+            cond.notify()
+
+    with m:
+        t = start_thread(notifier)
+        assert cond.wait(timeout=5) is True
+        inside.append("waiter")
+        # back inside: the monitor's semaphore is taken again
+        assert not m.mutex.acquire(blocking=False), "wait() returned without the monitor"
+    join_all([t], timeout=5)
+    assert inside == ["notifier", "waiter"]
+
+
+def test_timed_out_waiter_does_not_swallow_a_later_notify(mod):
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    with m:
+        assert cond.wait(timeout=0.02) is False
+    m2, cond2, woken, threads = m, cond, [], []
+
+    def sleeper():
+        with m2:
+            if cond2.wait(timeout=10):
+                woken.append(1)
+
+    threads.append(start_thread(sleeper))
+    time.sleep(0.1)
+    with m2:
+        cond2.notify()
+    join_all(threads, timeout=5)
+    assert woken == [1], "a notify was lost: it went to a waiter that had already timed out"
+
+
+@pytest.mark.timeout(60)
+def test_no_lost_wakeup_under_a_tiny_switch_interval(mod):
+    """Ping-pong 2,000 times between two threads: a lost wake-up leaves both asleep."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        m = mod.Monitor()
+        cond = mod.SemCondition(m)
+        state = {"turn": 0, "count": 0}
+        rounds = 2000
+
+        def player(me):
+            for _ in range(rounds):
+                with m:
+                    while state["turn"] != me:
+                        cond.wait(timeout=5)
+                    state["turn"] = 1 - me
+                    state["count"] += 1
+                    cond.notify_all()
+
+        threads = [start_thread(player, 0), start_thread(player, 1)]
+        join_all(threads, timeout=40)
+        assert state["count"] == 2 * rounds
+    finally:
+        sys.setswitchinterval(old)

@@ -1,0 +1,136 @@
+"""Exercise 3: the termination detector, driven by a small threaded crawl of a random graph.
+
+A robot may be switched out between any two lines of its loop: the harness sleeps at random
+points to make that happen often. The crawl must fetch every reachable page exactly once (never
+stop early) and the robots must all stop (never hang: a deadline, then a failure).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import threading
+import time
+
+import pytest
+
+import frontier
+from tests.conftest import load_exercise
+from tests.helpers import join_all, start_thread
+
+
+@pytest.fixture
+def Detector(exercises_dir):  # noqa: N802 (a class)
+    return load_exercise(exercises_dir, "ex3_termination", "TerminationDetector")
+
+
+def random_graph(n: int, rng: random.Random) -> dict[int, list[int]]:
+    """Pages 0..n-1; page k links to a few random pages; a chain keeps them all reachable
+    from 0 (page k+1 is found only once page k was fetched: a long serial tail)."""
+    graph = {k: rng.sample(range(n), rng.choice((0, 0, 1, 2, 5))) for k in range(n)}
+    for k in range(n - 1):
+        if k + 1 not in graph[k]:
+            graph[k].append(k + 1)
+    return graph
+
+
+def crawl(Detector, graph, robots: int, rng: random.Random, frontier_name: str = "coarse"):
+    """Crawl ``graph`` from page 0 with ``robots`` threads; return (fetched pages, detector,
+    frontier). The first robot to see ``is_over()`` stops them all, as in crawlers.crawl."""
+    f = frontier.create(frontier_name)
+    det = Detector(robots, f)
+    claimed = {0}
+    claim_lock = threading.Lock()
+    fetched: list[int] = []
+    delays = [rng.random() < 0.3 for _ in range(64)]
+
+    def nap(k: int) -> None:
+        if delays[k % 64]:
+            time.sleep(0.0005)
+
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def robot(i: int) -> None:
+        try:
+            run_robot(i)
+        except Exception as exc:  # reported by the test, not lost in a thread
+            errors.append(exc)
+
+    def run_robot(i: int) -> None:
+        k = i
+        while not stop.is_set():
+            if det.is_over():
+                stop.set()  # as crawlers.crawl does: the crawl ends for every robot
+                return
+            try:
+                page = f.get(timeout=0.002)
+            except frontier.Empty:
+                det.idle(i)
+                continue
+            k += 1
+            nap(k)  # switched out between get() and took(): the frontier looks empty
+            det.took(i)
+            fetched.append(page)
+            with claim_lock:
+                new = [p for p in graph[int(page)] if p not in claimed]
+                claimed.update(new)
+            nap(k + 7)
+            if new:
+                det.will_put(len(new))
+                for p in new:
+                    f.put(str(p))
+            nap(k + 13)
+            det.finished(i)
+
+    det.will_put(1)
+    f.put("0")
+    threads = [start_thread(robot, i) for i in range(robots)]
+    join_all(threads, timeout=20)  # never late: a detector that never says "over" fails here
+    assert not errors, f"a robot raised {errors[0]!r}"
+    return [int(p) for p in fetched], det, f
+
+
+def test_over_only_when_everything_is_done(Detector):
+    f = frontier.create("coarse")
+    det = Detector(2, f)
+    det.will_put(1)
+    f.put("seed")
+    assert not det.is_over(), "over with the seed still in the frontier"
+    assert f.get(timeout=1) == "seed"
+    det.took(0)
+    det.idle(1)
+    assert not det.is_over(), "over while robot 0 works on the seed"
+    det.will_put(2)
+    f.put("a")
+    f.put("b")
+    det.finished(0)
+    assert not det.is_over(), "over with two URLs in the frontier"
+    for robot in (0, 1):
+        f.get(timeout=1)
+        det.took(robot)
+    for robot in (0, 1):
+        assert not det.is_over()
+        det.finished(robot)
+        det.idle(robot)
+    assert det.is_over(), "not over: every URL was finished and the frontier is empty"
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("robots", [2, 4, 8])
+def test_crawl_fetches_everything_once_and_stops(Detector, robots):
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        for trial in range(6):
+            rng = random.Random(1000 * robots + trial)
+            graph = random_graph(300, rng)
+            fetched, det, f = crawl(Detector, graph, robots, rng)
+            missing = set(graph) - set(fetched)
+            assert not missing, (
+                f"trial {trial}: the crawl stopped early, {len(missing)} of {len(graph)} pages "
+                f"never fetched ({len(f)} URLs still in the frontier)")
+            assert len(fetched) == len(set(fetched)), "a page was fetched twice"
+            assert det.is_over() and len(f) == 0
+    finally:
+        sys.setswitchinterval(old)

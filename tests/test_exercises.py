@@ -1,0 +1,52 @@
+"""The exercises are graded by the autograder: every starter file fails it until completed, and
+the reference solutions (instructor area) pass it. Each check is one run of
+``exercises/grade.py``, as a student would run it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTERS = ROOT / "exercises"
+SOLUTIONS = ROOT / "docs" / "instructor" / "solutions"
+EXERCISES = ["ex1", "ex2", "ex3", "ex4"]
+FILES = sorted(p.name for p in STARTERS.glob("ex[0-9]_*.py"))
+
+
+def grade(directory: Path, exercise: str) -> tuple[int, str]:
+    run = subprocess.run(
+        [sys.executable, "exercises/grade.py", "-q", exercise, "--dir", str(directory)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    return run.returncode, run.stdout + run.stderr
+
+
+def test_every_exercise_has_a_starter_and_a_reference_solution():
+    assert len(FILES) == len(EXERCISES)
+    for name in FILES:
+        starter = (STARTERS / name).read_text()
+        assert "YOUR CODE HERE" in starter and "END OF YOUR CODE" in starter, name
+        assert (SOLUTIONS / name).is_file(), f"no reference solution for {name}"
+        assert "YOUR CODE HERE" not in (SOLUTIONS / name).read_text(), name
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_starter_fails_and_reference_passes(exercise):
+    rc, out = grade(STARTERS, exercise)
+    # exit 1 with "FAIL (pytest exit 1)": tests ran and failed (not a usage or import error)
+    assert rc == 1 and re.search(rf"^{exercise} .* FAIL \(pytest exit 1\)$", out, re.M), out
+    rc, out = grade(SOLUTIONS, exercise)
+    assert rc == 0 and re.search(rf"^{exercise} .* PASS$", out, re.M), out
+
+
+def test_grade_rejects_an_unknown_exercise_in_one_line():
+    rc, out = grade(STARTERS, "ex9")
+    assert rc == 2
+    assert "unknown exercise 'ex9'" in out and "Traceback" not in out
