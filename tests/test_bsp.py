@@ -199,6 +199,17 @@ def test_both_backends_fetch_the_same_pages_and_send_the_same_messages(tmp_path)
         pm["supersteps"]
 
 
+def test_mpi_with_the_wrong_number_of_ranks_is_one_line_and_exit_2():
+    pytest.importorskip("mpi4py")
+    if not (Path(sys.executable).parent / "mpiexec").exists():
+        pytest.skip("no mpiexec next to the interpreter")
+    run = _cli("bsp", "--backend", "mpi", "--procs", "3", "--sim", "--pages", "100",
+               "--sites", "5", mpi=2, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        "crawlab bsp: error: --procs 3 but mpiexec started 2 ranks (use mpiexec -n 3)"]
+
+
 def test_a_killed_worker_loses_no_page(tmp_path):
     out = tmp_path / "out"
     run = _cli("bsp", "--procs", "3", "--kill-worker", "1", "--kill-at", "3",

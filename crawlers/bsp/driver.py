@@ -28,6 +28,7 @@ from crawlers.bsp.transport import (
     MpiTransport,
     ProcessGroup,
     ProcessTransport,
+    launcher_size,
     mpi_launched,
 )
 from crawlers.partition import Assignment, make_assignment
@@ -112,9 +113,14 @@ def validate(config: BspConfig) -> Assignment:
     """Check ``config`` (:class:`BspError` or another one-line :class:`ValueError`) and
     return its assignment. Cheap: no process is started."""
     check_config(config)
-    if config.backend == "mpi" and not mpi_launched():
-        raise BspError(f"--backend mpi runs under an MPI launcher: mpiexec -n {config.procs} "
-                       "crawlab bsp --backend mpi ...")
+    if config.backend == "mpi":
+        if not mpi_launched():
+            raise BspError(f"--backend mpi runs under an MPI launcher: mpiexec -n "
+                           f"{config.procs} crawlab bsp --backend mpi ...")
+        size = launcher_size()
+        if size is not None and size != config.procs:
+            raise BspError(f"--procs {config.procs} but mpiexec started {size} ranks "
+                           f"(use mpiexec -n {config.procs})")
     return make_assignment(config.partition, config.procs, known_sites(config.web))
 
 

@@ -20,7 +20,7 @@ collective learned about (workers that died), or ``None``.
 Two implementations:
 
 :class:`ProcessTransport` (``--backend processes``, the default)
-    P worker processes started with ``multiprocessing`` (spawn), each connected to a
+    P worker processes started with ``multiprocessing``, each connected to a
     *coordinator* in the parent by one pipe. The coordinator (:class:`ProcessGroup`) is the
     communication library: it waits until every live worker has called the collective, then
     answers each one, so the all-to-all is routed through it (a star, as the daemon of a BSP
@@ -58,6 +58,7 @@ __all__ = [
     "ProcessGroup",
     "ProcessTransport",
     "Transport",
+    "launcher_size",
     "mpi_launched",
 ]
 
@@ -365,6 +366,16 @@ class ProcessGroup:
 
 # --------------------------------------------------------------------------------------------
 # MPI
+
+
+def launcher_size() -> int | None:
+    """The number of ranks the MPI launcher announced in the environment (None if unknown)."""
+    for name in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE"):
+        try:
+            return int(os.environ[name])
+        except (KeyError, ValueError):
+            continue
+    return None
 
 
 def mpi_launched() -> bool:
