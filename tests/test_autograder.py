@@ -16,7 +16,7 @@ SOLUTION = ROOT / "docs" / "instructor" / "solutions" / "ex1_bounded_fifo.py"
 
 def pytest_run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("CRAWLAB_")}
-    full_env.update(env or {})
+    full_env.update(env or {}, COLUMNS="1000")
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
         cwd=ROOT, capture_output=True, text=True, timeout=300, env=full_env,
