@@ -83,6 +83,15 @@ def test_any_frontier_works_even_a_small_bounded_one(name):
         assert max(max(s.per_worker["spilled"]) for s in report.per_superstep) > 0
 
 
+def test_a_crawl_is_deterministic_whatever_order_the_robots_finish_in():
+    def run():
+        r = bsp(procs=3, robots=4, R=8, web=dict(latency=0.001, jitter=0.001))
+        keys = ("pages", "sent_to", "received_from", "page_messages", "failures", "frontier")
+        return r.fetched_urls, [{k: s.per_worker[k] for k in keys} for s in r.per_superstep]
+
+    assert run() == run()
+
+
 # -- routing ------------------------------------------------------------------------------
 
 def _expected_traffic(procs: int, partition: str) -> tuple[int, int]:
@@ -316,3 +325,44 @@ def test_out_survives_ctrl_c(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert report["stopped_by"] == summary["stopped_by"] == "interrupted"
     assert len(_pages(out)) == summary["pages_fetched"] >= 20
+
+
+# -- the processes transport on its own -----------------------------------------------------
+
+def _dying_worker(rank: int, conn) -> None:
+    """Worker 1 sends its messages, then dies before the gather; the others carry on."""
+    import os
+
+    from crawlers.bsp.transport import ProcessTransport
+
+    t = ProcessTransport(rank, 3, conn, timeout=30)
+    t.barrier()
+    inbox = t.alltoall([[(f"http://w{rank}-to-{d}.test/", 0.5)] if d != rank else []
+                        for d in range(3)])
+    if rank == 1:
+        os._exit(3)
+    t.gather(inbox)
+    failover = t.take_failover()
+    total = t.allreduce_sum((rank, 1))
+    t.close(repr((sorted(failover.dead), failover.survivors, sorted(failover.reseed), total)))
+
+
+def test_the_coordinator_notices_a_death_at_any_collective():
+    from crawlers.bsp.transport import ProcessGroup
+
+    group = ProcessGroup(3, timeout=30, seeds=["http://seed.test/"])
+    gathered = []
+    try:
+        group.start(_dying_worker, lambda r: (r,))
+        group.serve(gathered.append)
+    finally:
+        group.stop(timeout=10)
+    assert group.dead == [(1, 3)]
+    assert [sorted(g) for g in gathered] == [[0, 2]]
+    # worker 0 received what 1 and 2 sent it, in rank order, nothing from itself
+    assert gathered[0][0] == [[], [("http://w1-to-0.test/", 0.5)], [("http://w2-to-0.test/", 0.5)]]
+    reseed = sorted([("http://seed.test/", 1.0), ("http://w0-to-1.test/", 0.5),
+                     ("http://w2-to-1.test/", 0.5)])
+    expected = repr(([1], (0, 2), reseed, (2, 2)))
+    assert group.close_reasons == {0: expected, 2: expected}
+    assert all(not p.is_alive() for p in group.procs)
