@@ -249,6 +249,13 @@ class Quickheap(FrontBuffer):
         """Key comparisons so far (exact; ``None`` unless ``count_comparisons``)."""
         return self._cmp if self._counting else None
 
+    def start_counting(self) -> None:
+        """Count comparisons from now on (the counting twin), e.g. after a fast bulk build: the
+        structure is the same either way, only the time to build it differs. Precondition:
+        the buffer is off (``buffer=0``), as in a counting twin."""
+        assert not self._K, "start_counting needs buffer=0"
+        self._counting = True
+
     def _partition(self, first: int, last: int) -> tuple[int, np.complex128]:
         """Partition positions ``first..last`` around a random pivot: smaller keys, the pivot,
         larger keys. Returns the pivot's position and key.

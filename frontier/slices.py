@@ -18,8 +18,9 @@ paper's open question the other way round: instead of forcing ``R/T`` out of eac
 whatever its keys are worth, it lets the better slices give more. :func:`rank_errors` measures
 how far either policy is from an exact queue.
 
-Ties: each slice keeps FIFO order among its own equal priorities; across slices the order of
-equal priorities is unspecified.
+Ties: each slice keeps FIFO order among its own equal priorities (under two-choice, keys a
+slice takes back from its buffer count as new arrivals); across slices the order of equal
+priorities is unspecified.
 """
 
 from __future__ import annotations
@@ -96,14 +97,23 @@ class Slices:
         return c or 0
 
     def push_many(self, pairs: Iterable[tuple[str, float]]) -> None:
-        """Insert-many(M): deal ``M/T`` pairs, chosen at random, to each slice."""
+        """Insert-many(M): deal ``M/T`` pairs, chosen at random, to each slice.
+
+        Two-choice: each slice first takes back what is left of its buffer (re-inserted, so
+        among equal priorities those keys now count as later arrivals), else a new key better
+        than the buffered ones would stay hidden behind them until the buffer empties."""
         pairs = list(pairs)
         order = self._np.permutation(len(pairs))
         parts = np.array_split(order, self.T)
         comps, secs = [], []
-        for s, part in zip(self.slices, parts):
+        for q, (s, part) in enumerate(zip(self.slices, parts)):
+            back: list[tuple[str, float]] = []
+            ks, us, pos = self._buf[q]
+            if pos < len(us):
+                back = list(zip(us[pos:], (-ks[pos:].real).tolist()))
+                self._buf[q] = (np.empty(0, complex), [], 0)
             c0, t0 = self._cmp(s), time.perf_counter()
-            s.push_many([pairs[i] for i in part.tolist()])
+            s.push_many(back + [pairs[i] for i in part.tolist()])
             secs.append(time.perf_counter() - t0)
             comps.append(self._cmp(s) - c0)
         self.insert.comparisons.append(comps)
