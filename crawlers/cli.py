@@ -19,6 +19,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from crawlers.args import add_web_arguments, positive, positive_int
+
 __all__ = ["OneLineParser", "main"]
 
 EXIT_USAGE = 2
@@ -59,33 +61,6 @@ def _cmd_lab(args: argparse.Namespace) -> int:
     return run_lab(args.name, args.lab_args)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
-
-
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 0:  # also rejects NaN
-        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
-    return value
-
-
-def _positive(text: str) -> float:
-    value = _non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be positive, got 0")
-    return value
-
-
 def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
     import frontier
     from crawlers.crawl import POLICIES
@@ -93,35 +68,20 @@ def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("frontier and robots")
     g.add_argument("--frontier", default="monitor", metavar="NAME",
                    help="frontier strategy (see `crawlab frontiers`; default: monitor)")
-    g.add_argument("--threads", type=_positive_int, default=8, metavar="R",
+    g.add_argument("--threads", type=positive_int, default=8, metavar="R",
                    help="robot threads (default: 8)")
-    g.add_argument("--capacity", type=_positive_int, default=frontier.DEFAULT_CAPACITY,
+    g.add_argument("--capacity", type=positive_int, default=frontier.DEFAULT_CAPACITY,
                    help="capacity of a bounded frontier (default: 30, the paper's)")
     g.add_argument("--when-full", choices=POLICIES, default="spill",
                    help="full bounded frontier: block (the paper's; can deadlock), spill to an "
                    "overflow store, or drop (default: spill)")
-    g.add_argument("--watchdog", type=_positive, default=2.0, metavar="S",
+    g.add_argument("--watchdog", type=positive, default=2.0, metavar="S",
                    help="report a deadlock when every robot is blocked this long (default: 2 s)")
     g = p.add_argument_group("when to stop")
-    g.add_argument("--seconds", type=_positive, metavar="S",
+    g.add_argument("--seconds", type=positive, metavar="S",
                    help="time slice (the paper's was 3 s); default: until the web is exhausted")
-    g.add_argument("--max-pages", type=_positive_int, metavar="N", help="page budget")
-    g = p.add_argument_group("the web")
-    g.add_argument("--sim", action="store_true",
-                   help="simulated fetcher over the generated web (no sockets, no parsing)")
-    g.add_argument("--seed-url", action="append", default=[], metavar="URL",
-                   help="crawl these sites instead (repeatable; real sites politely)")
-    g.add_argument("--pages", type=_positive_int, default=2000, help="generated web size")
-    g.add_argument("--sites", type=_positive_int, default=20, help="generated web sites")
-    g.add_argument("--seed", type=int, default=1, help="generated web seed (default: 1)")
-    g.add_argument("--latency", type=_non_negative, default=0.02, metavar="S",
-                   help="mean injected latency per page (default: 0.02 s)")
-    g.add_argument("--jitter", type=_non_negative, metavar="S",
-                   help="latency jitter half-width (default: latency / 2)")
-    g.add_argument("--parser", choices=("lxml", "bs4"), default="lxml",
-                   help="link extractor for real HTML (default: lxml)")
-    g.add_argument("--politeness", type=_non_negative, default=1.0, metavar="S",
-                   help="delay between requests to one site, --seed-url only (default: 1 s)")
+    g.add_argument("--max-pages", type=positive_int, metavar="N", help="page budget")
+    add_web_arguments(p)
     g = p.add_argument_group("output")
     g.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     g.add_argument("--out", metavar="DIR",

@@ -18,39 +18,14 @@ import json
 import os
 import sys
 
-from crawlers.cli import _non_negative, _positive, _positive_int
+from crawlers.args import (
+    add_web_arguments,
+    non_negative_int,
+    positive,
+    positive_int,
+)
 
 __all__ = ["add_arguments", "run"]
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
-
-
-def add_web_arguments(p: argparse.ArgumentParser) -> None:
-    """The web options, as ``crawlab crawl`` spells them."""
-    g = p.add_argument_group("the web")
-    g.add_argument("--sim", action="store_true",
-                   help="simulated fetcher over the generated web (no sockets, no parsing)")
-    g.add_argument("--seed-url", action="append", default=[], metavar="URL",
-                   help="crawl these sites instead (repeatable; real sites politely)")
-    g.add_argument("--pages", type=_positive_int, default=2000, help="generated web size")
-    g.add_argument("--sites", type=_positive_int, default=20, help="generated web sites")
-    g.add_argument("--seed", type=int, default=1, help="generated web seed (default: 1)")
-    g.add_argument("--latency", type=_non_negative, default=0.02, metavar="S",
-                   help="mean injected latency per page (default: 0.02 s)")
-    g.add_argument("--jitter", type=_non_negative, metavar="S",
-                   help="latency jitter half-width (default: latency / 2)")
-    g.add_argument("--parser", choices=("lxml", "bs4"), default="lxml",
-                   help="link extractor for real HTML (default: lxml)")
-    g.add_argument("--politeness", type=_non_negative, default=1.0, metavar="S",
-                   help="delay between requests to one site, --seed-url only (default: 1 s)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,11 +33,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from crawlers.bsp.driver import BACKENDS
 
     g = p.add_argument_group("workers")
-    g.add_argument("--procs", "-P", type=_positive_int, default=2, metavar="P",
+    g.add_argument("--procs", "-P", type=positive_int, default=2, metavar="P",
                    help="worker processes (default: 2)")
-    g.add_argument("--robots", type=_positive_int, default=4, metavar="r",
+    g.add_argument("--robots", type=positive_int, default=4, metavar="r",
                    help="robot threads per worker (default: 4)")
-    g.add_argument("--R", type=_positive_int, default=64, metavar="R", dest="R",
+    g.add_argument("--R", type=positive_int, default=64, metavar="R", dest="R",
                    help="URLs each worker extracts per superstep (default: 64)")
     g.add_argument("--frontier", default="cbt", metavar="NAME",
                    help="each worker's frontier (see `crawlab frontiers`; default: cbt)")
@@ -70,17 +45,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="site-hash, page-hash, or a partition file (default: site-hash)")
     g.add_argument("--backend", choices=BACKENDS, default="processes",
                    help="processes (default) or mpi (run under mpiexec -n P)")
-    g.add_argument("--timeout", type=_positive, default=120.0, metavar="S",
+    g.add_argument("--timeout", type=positive, default=120.0, metavar="S",
                    help="a worker that does not reach a barrier within S s fails the crawl")
     g = p.add_argument_group("faults (processes backend)")
-    g.add_argument("--kill-worker", type=_non_negative_int, metavar="RANK",
+    g.add_argument("--kill-worker", type=non_negative_int, metavar="RANK",
                    help="SIGKILL this worker ...")
-    g.add_argument("--kill-at", type=_non_negative_int, metavar="SUPERSTEP",
+    g.add_argument("--kill-at", type=non_negative_int, metavar="SUPERSTEP",
                    help="... at the start of this superstep (0 = the first)")
     g = p.add_argument_group("when to stop")
-    g.add_argument("--seconds", type=_positive, metavar="S", help="time slice")
-    g.add_argument("--max-pages", type=_positive_int, metavar="N", help="page budget")
-    g.add_argument("--max-supersteps", type=_positive_int, metavar="N",
+    g.add_argument("--seconds", type=positive, metavar="S", help="time slice")
+    g.add_argument("--max-pages", type=positive_int, metavar="N", help="page budget")
+    g.add_argument("--max-supersteps", type=positive_int, metavar="N",
                    help="superstep limit")
     add_web_arguments(p)
     g = p.add_argument_group("output")

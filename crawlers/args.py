@@ -1,0 +1,73 @@
+"""Argument types and option groups shared by the ``crawlab`` subcommands.
+
+Each type raises :class:`argparse.ArgumentTypeError`, which the one-line parser of
+:mod:`crawlers.cli` turns into ``crawlab CMD: error: ...`` and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["add_web_arguments", "non_negative", "non_negative_int", "positive", "positive_int"]
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def non_negative(text: str) -> float:
+    """A number >= 0 (NaN refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0:  # also rejects NaN
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    return value
+
+
+def positive(text: str) -> float:
+    """A number > 0."""
+    value = non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be positive, got 0")
+    return value
+
+
+def add_web_arguments(p: argparse.ArgumentParser) -> None:
+    """The web options of ``crawlab crawl`` and ``crawlab bsp`` (see
+    :class:`crawlers.targets.WebOptions`)."""
+    g = p.add_argument_group("the web")
+    g.add_argument("--sim", action="store_true",
+                   help="simulated fetcher over the generated web (no sockets, no parsing)")
+    g.add_argument("--seed-url", action="append", default=[], metavar="URL",
+                   help="crawl these sites instead (repeatable; real sites politely)")
+    g.add_argument("--pages", type=positive_int, default=2000, help="generated web size")
+    g.add_argument("--sites", type=positive_int, default=20, help="generated web sites")
+    g.add_argument("--seed", type=int, default=1, help="generated web seed (default: 1)")
+    g.add_argument("--latency", type=non_negative, default=0.02, metavar="S",
+                   help="mean injected latency per page (default: 0.02 s)")
+    g.add_argument("--jitter", type=non_negative, metavar="S",
+                   help="latency jitter half-width (default: latency / 2)")
+    g.add_argument("--parser", choices=("lxml", "bs4"), default="lxml",
+                   help="link extractor for real HTML (default: lxml)")
+    g.add_argument("--politeness", type=non_negative, default=1.0, metavar="S",
+                   help="delay between requests to one site, --seed-url only (default: 1 s)")
