@@ -78,9 +78,15 @@ def with_topics(web: Web, topics: int, locality: float = 0.9, seed: int = 0) -> 
         pending = pending[page_site[pick] == own_site[pending]]
         if len(pending) == 0:
             break
-    redrawn = np.setdiff1d(np.arange(len(leaving)), pending, assume_unique=True)
+    if len(pending):  # a site holding most of its topic's popularity: any other page of the topic
+        begin, end = topic_start[t[pending]], topic_start[t[pending] + 1]
+        own_begin = web.site_start[own_site[pending]]
+        own_size = web.site_start[own_site[pending] + 1] - own_begin
+        pick = begin + np.floor(rng.random(len(pending)) * (end - begin - own_size)).astype(
+            np.int64)
+        new[pending] = np.where(pick >= own_begin, pick + own_size, pick)
     dst = dst.copy()
-    dst[leaving[redrawn]] = new[redrawn]
+    dst[leaving] = new
 
     # The home-page chain: a random page of site s-1 links to the home page of site s.
     later = np.arange(1, web.n_sites)
