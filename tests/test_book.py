@@ -2,11 +2,12 @@
 in headless Chromium.
 
 The book is ``docs/_build/html`` (or ``$CRAWLAB_BOOK_HTML``) when CI built it first and it is
-newer than every source page; otherwise it is built here (``sphinx-build -W``) into a temporary folder. Each page is copied
-with a small probe script that, once the page has loaded, writes into the DOM how many images
-Chromium decoded and which failed; ``chromium --dump-dom`` returns that DOM. One screenshot of
-the lab handout is checked for being a real page (many colours, not blank). Every subprocess has
-a timeout. Skipped, with the reason, when ``chromium`` is not installed.
+newer than every source page; otherwise it is built here (``sphinx-build -W``) into a temporary
+folder. Each page is copied with a small probe script that, once the page has loaded, writes
+into the DOM how many images Chromium decoded and which failed; ``chromium --dump-dom``
+returns that DOM. One screenshot of the lab handout is checked for being a real page (many
+colours, not blank). Every subprocess has a timeout. The Chromium tests are skipped, with the
+reason, when ``chromium`` is not installed.
 """
 
 from __future__ import annotations
@@ -42,10 +43,6 @@ window.addEventListener("load", function () {
   }));
 });
 </script>"""
-
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium is not installed (CI installs Debian's chromium)")
-
 
 def _fresh(html: Path) -> bool:
     """Whether ``html`` was built after every source page and every image was written."""
@@ -110,6 +107,9 @@ def check_images(book: Path, page: str, tree, probe: dict) -> list[Path]:
 
 @pytest.fixture(scope="module")
 def profile(tmp_path_factory) -> Path:
+    """Chromium's throw-away profile folder; skips the test when Chromium is missing."""
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (CI installs Debian's chromium)")
     return tmp_path_factory.mktemp("chromium-profile")
 
 
@@ -171,3 +171,27 @@ def test_screenshot_of_the_lab_handout_is_a_rendered_page(book, profile, tmp_pat
         extrema = small.convert("L").getextrema()
         assert extrema[1] - extrema[0] > 100, "no contrast: nothing was drawn"
     shutil.copy(shot, Path(tmp_path.parent) / "last-book-screenshot.png")
+
+
+def _book_sources() -> str:
+    return "\n".join(p.read_text() for p in [*DOCS.rglob("*.rst"), *DOCS.rglob("*.inc")]
+                     if "_build" not in p.parts)
+
+
+def test_every_lab_plot_is_in_the_book_with_the_command_that_made_it():
+    text = _book_sources()
+    for png in sorted((DOCS / "results").glob("*/*.png")):
+        lab = png.parent.name
+        assert f"results/{lab}/{png.name}" in text, f"{png.name} is in no page of the book"
+        assert f"crawlab lab {lab}" in text, f"the book never shows the command of {lab}"
+
+
+def test_results_against_the_papers_is_up_to_date():
+    """docs/results/papers-table.inc is what ``python docs/papers_table.py`` writes now."""
+    sys.path.insert(0, str(DOCS))
+    try:
+        import papers_table
+    finally:
+        sys.path.remove(str(DOCS))
+    assert papers_table.OUT.read_text() == papers_table.render(), (
+        "docs/results/papers-table.inc is stale: run python docs/papers_table.py")
