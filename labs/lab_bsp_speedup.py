@@ -11,11 +11,12 @@ least 5x Scrapy's pages/s on the same site in the same run (when scrapy is insta
 The pages: documentation-like HTML of about 96 KB (the extractors lab's generator: code
 blocks, a sidebar of links, paragraphs with links), one directory per site, every directory
 served on its own 127.0.0.1 port by :class:`crawlers.server.WebServer` (a separate process);
-or any tree of ``.html`` files with ``--pages-dir`` (split into sites by top-level folder).
-Sites are dealt round-robin to the workers with a partition file (the papers' site
-distribution: links stay inside a worker). Each crawl runs to the end of the site; pages/s is
-measured from the workers' start (process start-up is reported apart); the best of the
-repetitions is kept (in quick mode MPI and Scrapy run once). Scrapy runs in a child process
+or any tree of ``.html`` files with ``--pages-dir`` (served as one site). Generated sites are
+dealt round-robin to the workers with a partition file (the papers' site distribution: links
+stay inside a worker); a single given site is split by page-hash (links cross workers). Each
+crawl runs to the end of the sites; pages/s is measured from the workers' start (process
+start-up is reported apart); the best of the repetitions is kept (in quick mode MPI and
+Scrapy run once). Scrapy runs in a child process
 (its reactor cannot restart) with its defaults (16 concurrent requests, no delay) and a
 ``CrawlSpider`` following every link.
 
@@ -79,7 +80,7 @@ SCRAPY_SCRIPT = textwrap.dedent("""
 
 def _extra(parser) -> None:
     parser.add_argument("--pages-dir", type=Path, default=None,
-                        help="crawl this tree of .html files (one site per top-level folder)")
+                        help="crawl this tree of .html files (one site, split by page-hash)")
     parser.add_argument("--no-mpi", action="store_true", help="skip the MPI backend")
 
 
@@ -89,8 +90,9 @@ def _sites(lab: Lab, scratch: Path) -> list[Path]:
     if given is not None:
         if not given.is_dir():
             raise LabError(f"unknown directory: {given}")
-        folders = sorted(p for p in given.iterdir() if p.is_dir() and any(p.rglob("*.html")))
-        return folders or [given]
+        if not any(given.rglob("*.html")):
+            raise LabError(f"no .html file under {given}")
+        return [given]
     count, per_site = (4, 60) if lab.quick else (8, 120)
     folders = []
     for k in range(count):
@@ -101,13 +103,17 @@ def _sites(lab: Lab, scratch: Path) -> list[Path]:
 
 
 def _bsp(seeds: list[str], procs: int, part_dir: Path, backend: str = "processes") -> dict:
-    """One BSP crawl of the served sites; its summary row."""
-    part = part_dir / f"sites-{procs}.txt"
-    table = {site_of(u): k % procs for k, u in enumerate(seeds)}
-    write_partition_file(part, table, procs, method="round-robin")
+    """One BSP crawl of the served sites; its summary row. Several sites are dealt
+    round-robin (a partition file); a single site is split by page-hash."""
+    if len(seeds) > 1:
+        part = str(part_dir / f"sites-{procs}.txt")
+        table = {site_of(u): k % procs for k, u in enumerate(seeds)}
+        write_partition_file(part, table, procs, method="round-robin")
+    else:
+        part = "page-hash"
     web = WebOptions(kind="urls", seed_urls=seeds, politeness=1e-6, parser="lxml")
     config = BspConfig(web=web, procs=procs, robots=4, R=32, frontier="cbt",
-                       partition=str(part), backend=backend, timeout=300)
+                       partition=part, backend=backend, timeout=300)
     if backend == "mpi":
         return _bsp_mpi(config, seeds, part)
     report = run_bsp(config)
@@ -121,10 +127,10 @@ def _mpiexec() -> str | None:
     return str(here) if here.exists() else shutil.which("mpiexec")
 
 
-def _bsp_mpi(config: BspConfig, seeds: list[str], part: Path) -> dict:
+def _bsp_mpi(config: BspConfig, seeds: list[str], part: str) -> dict:
     cmd = [_mpiexec(), "-n", str(config.procs), sys.executable, "-m", "crawlers", "bsp",
            "--backend", "mpi", "--procs", str(config.procs), "--robots", str(config.robots),
-           "--R", str(config.R), "--frontier", config.frontier, "--partition", str(part),
+           "--R", str(config.R), "--frontier", config.frontier, "--partition", part,
            "--politeness", "0.000001", "--json"]
     for u in seeds:
         cmd += ["--seed-url", u]
