@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from crawlers.webgen import Web, _from_edges
+from crawlers.webgen import Web, from_edges
 
 __all__ = ["site_topics", "with_topics"]
 
@@ -95,4 +95,4 @@ def with_topics(web: Web, topics: int, locality: float = 0.9, seed: int = 0) -> 
         rng.random(len(later)) * sizes[later - 1]).astype(np.int64)
     src = np.concatenate([src, chain_src])
     dst = np.concatenate([dst, web.site_start[later]])
-    return _from_edges(web.site_start, src, dst, web.page_bytes, seed=web.seed, names=web.names)
+    return from_edges(web.site_start, src, dst, web.page_bytes, seed=web.seed, names=web.names)

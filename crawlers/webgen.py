@@ -274,7 +274,7 @@ class Web:
             for old, url in enumerate(urls):
                 names[int(new_id[old])] = url
         n = int(site_start[-1])
-        return _from_edges(site_start, new_id[np.array(src, dtype=np.int64)],
+        return from_edges(site_start, new_id[np.array(src, dtype=np.int64)],
                            new_id[np.array(dst, dtype=np.int64)],
                            np.zeros(n, dtype=np.int32), seed=None, names=names)
 
@@ -324,7 +324,7 @@ class Addressing:
         return None if page is None else to.url(page)
 
 
-def _from_edges(site_start: np.ndarray, src: np.ndarray, dst: np.ndarray,
+def from_edges(site_start: np.ndarray, src: np.ndarray, dst: np.ndarray,
                 page_bytes: np.ndarray, seed: int | None, names: list[str] | None) -> Web:
     """Build a :class:`Web` from an edge list: drop self-loops and duplicates, keep each
     page's links in their first-seen order, lay them out in CSR. O(E log E)."""
@@ -435,6 +435,6 @@ def generate(
     mu = np.log(mean_page_bytes) - page_bytes_sigma**2 / 2.0
     page_bytes = np.clip(rng.lognormal(mu, page_bytes_sigma, n), 512, max_page_bytes)
 
-    return _from_edges(site_start, np.concatenate([nav_src, src]),
+    return from_edges(site_start, np.concatenate([nav_src, src]),
                        np.concatenate([nav_dst, dst]), page_bytes.astype(np.int32),
                        seed=seed, names=None)

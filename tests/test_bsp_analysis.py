@@ -16,7 +16,7 @@ def hand_web() -> webgen.Web:
     links = {0: [1, 3, 4], 1: [2], 2: [5], 3: [4], 4: [5], 5: [0]}
     src = np.array([s for s, ts in links.items() for _ in ts])
     dst = np.array([t for ts in links.values() for t in ts])
-    return webgen._from_edges(np.array([0, 3, 6]), src, dst, np.zeros(6, dtype=np.int32),
+    return webgen.from_edges(np.array([0, 3, 6]), src, dst, np.zeros(6, dtype=np.int32),
                               seed=None, names=None)
 
 
