@@ -253,10 +253,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """``name``: every registered frontier (the graded one too), unless the test parametrizes
     ``name`` itself."""
-    if "name" in metafunc.fixturenames and not any(
-        "name" in m.args[0] for m in metafunc.definition.iter_markers("parametrize")
-        if m.args and isinstance(m.args[0], str)
-    ):
+    explicit = set()
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        argnames = mark.args[0] if mark.args else mark.kwargs.get("argnames", "")
+        if isinstance(argnames, str):
+            argnames = argnames.split(",")
+        explicit.update(a.strip() for a in argnames)
+    if "name" in metafunc.fixturenames and "name" not in explicit:
         metafunc.parametrize("name", frontier.names())
 
 
