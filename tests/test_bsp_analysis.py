@@ -64,6 +64,15 @@ def test_vectorized_prediction_agrees_with_the_literal_steps():
                 assert np.array_equal(a.counts, b.counts)
 
 
+def test_prediction_on_a_web_loaded_from_an_edge_list(tmp_path):
+    web = webgen.generate(400, 8, seed=6)
+    web.export_edges(tmp_path / "edges.txt")
+    loaded = webgen.Web.load_edges(tmp_path / "edges.txt")
+    a, b = rx.predict(web, 3, 20), rx.predict(loaded, 3, 20)
+    assert np.array_equal(a.starts, b.starts) and np.array_equal(a.missed, b.missed)
+    assert np.array_equal(a.counts, b.counts)
+
+
 def test_site_hash_keeps_each_site_on_one_processor():
     web = webgen.generate(600, 20, seed=2)
     owners = rx.page_owners(web, rx.make_assignment("site-hash", 4))

@@ -47,7 +47,6 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import connection
-from typing import Any
 
 import numpy as np
 
@@ -555,10 +554,3 @@ def run_crawl(web, policy: str, workers: Sequence[WorkerSpec], *, latency: float
         inter_site_links=coord.inter_site_links,
         communication=coord.inter_site_links / max(coord.pages_reported, 1),
         sites=coord.assigned, killed=killed, reassigned=reassigned)
-
-
-def _example() -> Any:  # pragma: no cover - a usage sketch for the docs
-    from crawlers import webgen
-
-    web = webgen.generate(3000, 30, seed=1)
-    return run_crawl(web, "dynamic-size", [WorkerSpec(4), WorkerSpec(2), WorkerSpec(1)])
