@@ -14,8 +14,11 @@ A bulk-synchronous worker never sends a message on its own: it only takes part i
 ``gather(obj)``
     the list of every worker's ``obj`` at the *root*, ``None`` elsewhere. The root is rank 0
     under MPI and the coordinator (no rank) with processes: it is where a crawl's reports go.
-``barrier()``, ``close()``; ``take_failover()`` returns, once, the :class:`Failover` a
-collective learned about (workers that died), or ``None``.
+``barrier()``, ``close()``
+    wait for every worker; end this worker's part.
+``take_failover()``
+    returns, once, the :class:`Failover` a collective learned about (workers that died), or
+    ``None``.
 
 Two implementations:
 
