@@ -134,7 +134,8 @@ def static_plan(policy: str, sizes: dict[str, int], capacities: Sequence[float],
 
 class Coordinator:
     """Algorithm 3.1's state, driven by events; no threads, no processes (not thread-safe:
-    one driver calls it). Every method is O(its arguments) plus O(1) per URL.
+    one driver calls it). :meth:`pages` is O(1) per URL reported, :meth:`next_task`,
+    :meth:`task_done` and :meth:`worker_failed` O(URLs of the site handed or returned).
 
     Invariants (checked by :meth:`check`):
 
