@@ -143,7 +143,7 @@ def ours_pq_blockio(results: Path) -> str | None:
     if not rows:
         return None
     return "; ".join(
-        f"RAM {r['RAM']}: block I/O per key BH {fmt(r['BH_io_per_key'])}, "
+        f"RAM {r['RAM']}, R={r['R']}: block I/O per key BH {fmt(r['BH_io_per_key'])}, "
         f"QH {fmt(r['QH_io_per_key'])}, CBT {fmt(r['CBT_io_per_key'])} "
         f"(QH/CBT {fmt(r['QH/CBT'])})" for r in rows)
 
@@ -155,8 +155,9 @@ def ours_pq_table1(results: Path) -> str | None:
     rows = read_csv("pq-slices", "efficiency", results=results)
     if not rows:
         return None
-    return "CBT extract/insert efficiency: " + ", ".join(
-        f"T={r['T']}: {fmt(r['CBT_extract'])}/{fmt(r['CBT_insert'])}" for r in rows)
+    return ("CBT extract/insert efficiency, sampled pivots (random pivots): " + ", ".join(
+        f"T={r['T']}: {fmt(r['CBT_sample_extract'])}/{fmt(r['CBT_sample_insert'])} "
+        f"({fmt(r['CBT_extract'])}/{fmt(r['CBT_insert'])})" for r in rows))
 
 
 def ours_pq_speedup(results: Path) -> str | None:
