@@ -123,7 +123,7 @@ def _bsp(seeds: list[str], procs: int, part_dir: Path, backend: str = "processes
 
 
 def _load() -> float:
-    """The 1-minute load average: above the core count, other work shares the cores."""
+    """The 1-minute load average (this lab's processes included)."""
     return round(os.getloadavg()[0], 2)
 
 
@@ -218,8 +218,8 @@ def main(argv=None) -> int:
     print(f"# best of {repeats} crawls of the same sites (pages/s from the workers' start)")
     lab.table(summary, ["crawler", "P", "pages", "seconds", "pages_per_s", "supersteps",
                         "startup_seconds", "errors", "load_avg", "vs_bsp_P1"])
-    print(f"# load average now {_load()} on {os.cpu_count()} cores: a load above the core "
-          f"count means the ratios below are shared-machine numbers")
+    print(f"# load average now {_load()} on {os.cpu_count()} cores; it counts this lab's own "
+          f"workers and server too, but well above P + 1 means other work shared the cores")
     speedup = best[("bsp processes", 2)]["pages_per_s"] / base
     print(f"# target P=2 >= 1.6x P=1: {speedup:.2f}x, {'met' if speedup >= 1.6 else 'NOT met'}")
     if ("scrapy", 1) in best:
