@@ -219,6 +219,22 @@ def test_mpi_with_the_wrong_number_of_ranks_is_one_line_and_exit_2():
         "crawlab bsp: error: --procs 3 but mpiexec started 2 ranks (use mpiexec -n 3)"]
 
 
+def test_mpi_set_up_failing_on_rank_0_only_fails_every_rank(tmp_path):
+    """Rank 0 cannot open --out (a file is in the way): the other rank must not wait for it
+    in the first collective forever; every rank reports the error and exits 2."""
+    pytest.importorskip("mpi4py")
+    if not (Path(sys.executable).parent / "mpiexec").exists():
+        pytest.skip("no mpiexec next to the interpreter")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    run = _cli("bsp", "--backend", "mpi", "--procs", "2", "--sim", "--pages", "100",
+               "--sites", "5", "--json", "--out", str(blocker), mpi=2, timeout=60)
+    assert run.returncode == 2
+    errors = [line for line in run.stderr.splitlines() if "error" in line]
+    assert len(errors) == 1 and str(blocker) in errors[0], run.stderr
+    assert "Traceback" not in run.stderr
+
+
 def test_a_killed_worker_loses_no_page(tmp_path):
     out = tmp_path / "out"
     run = _cli("bsp", "--procs", "3", "--kill-worker", "1", "--kill-at", "3",
@@ -366,3 +382,128 @@ def test_the_coordinator_notices_a_death_at_any_collective():
     expected = repr(([1], (0, 2), reseed, (2, 2)))
     assert group.close_reasons == {0: expected, 2: expected}
     assert all(not p.is_alive() for p in group.procs)
+
+
+# -- Ctrl-C: the first one finishes the superstep, so no fetched page is lost ---------------
+
+class _OneWorkerTransport:
+    """The transport of a single worker, in process; ``stop_after`` gathers it asks to stop."""
+
+    rank, size = 0, 1
+
+    def __init__(self, stop_after: int) -> None:
+        self.stop_after = stop_after
+        self.gathered: list = []
+
+    def alltoall(self, objs):
+        return list(objs)
+
+    def allreduce_sum(self, value):
+        return value
+
+    def allgather(self, obj):
+        return [obj]
+
+    def gather(self, obj):
+        self.gathered.append(obj)
+        return [obj]
+
+    def barrier(self):
+        pass
+
+    def take_failover(self):
+        return None
+
+    def stop_requested(self):
+        return len(self.gathered) >= self.stop_after
+
+    def close(self):
+        pass
+
+
+def test_a_stop_request_ends_the_crawl_after_the_superstep_in_progress():
+    from crawlers.bsp.driver import BspConfig, _setup
+    from crawlers.bsp.engine import Worker
+
+    config = BspConfig(web=WebOptions(**WEB), procs=1, robots=2, R=8)
+    assignment = make_assignment("site-hash", 1)
+    with open_target(config.web) as target:
+        setup = _setup(config, assignment, target)
+        transport = _OneWorkerTransport(stop_after=3)
+        worker = Worker(setup.settings, transport, Ownership(assignment), target.fetcher.fetch)
+        assert worker.run() == "interrupted"
+    assert [step.superstep for step in transport.gathered] == [0, 1, 2]
+    assert sum(len(step.pages) for step in transport.gathered) == 3 * 8
+
+
+def _stop_vote_worker(rank: int, conn) -> None:
+    """Supersteps until a stop is requested; close with the superstep each worker saw it."""
+    from crawlers.bsp.transport import ProcessTransport
+
+    t = ProcessTransport(rank, 2, conn, timeout=30)
+    t.barrier()
+    for superstep in range(1000):
+        t.alltoall([[], []])
+        t.gather(superstep)
+        if t.allreduce_sum(int(t.stop_requested())):
+            break
+    t.close(str(superstep))
+
+
+def test_request_stop_reaches_every_worker_in_the_same_round():
+    from crawlers.bsp.transport import ProcessGroup
+
+    group = ProcessGroup(2, timeout=30)
+
+    def on_gather(steps):
+        if steps[0] == 5:
+            group.request_stop()
+
+    try:
+        group.start(_stop_vote_worker, lambda r: (r,))
+        group.serve(on_gather)
+    finally:
+        group.stop(timeout=10)
+    assert group.close_reasons == {0: "5", 1: "5"}
+    assert group.dead == []
+
+
+def test_one_ctrl_c_in_process_keeps_every_page_of_the_last_superstep(tmp_path):
+    """A SIGINT while workers run: the report says interrupted, every worker reported its
+    last superstep, and ``out`` holds exactly the pages of the report."""
+    import os
+    import signal
+    import threading
+
+    out = tmp_path / "out"
+    seen: list[int] = []
+    config = BspConfig(web=WebOptions(**{**WEB, "pages": 3000, "latency": 0.01}), procs=2,
+                       robots=2, R=4, out=str(out), timeout=60.0)
+
+    class Sink:
+        """CrawlOutput that sends one SIGINT to this process after the third superstep."""
+
+        def __init__(self) -> None:
+            from crawlers.output import CrawlOutput
+
+            self.inner = CrawlOutput(str(out))
+
+        def page(self, res):
+            self.inner.page(res)
+
+        def edges(self, url, links):
+            self.inner.edges(url, links)
+            seen.append(1)
+            if len(seen) == 3 * 2 * 4:
+                threading.Timer(0.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+    sink = Sink()
+    try:
+        report = run_bsp(config, sink=sink)
+    finally:
+        sink.inner.close()
+    assert report.stopped_by == "interrupted"
+    assert 3 <= report.supersteps < 100
+    assert all(rec.workers == [0, 1] for rec in report.per_superstep)
+    assert report.pages_fetched == len(_pages(out)) == len(seen)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored

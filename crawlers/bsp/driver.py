@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -194,6 +195,30 @@ def _process_worker(setup: Setup, rank: int, timeout: float, conn: Any) -> None:
     transport.close(reason)
 
 
+@contextlib.contextmanager
+def _first_interrupt_stops(request_stop: Callable[[], None]) -> Iterator[None]:
+    """Inside: the first Ctrl-C (SIGINT) calls ``request_stop`` -- the workers finish their
+    superstep, report its pages and stop -- and a second one raises KeyboardInterrupt.
+    Outside the main thread (where signals cannot be handled) this does nothing."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is signal.SIG_IGN):  # e.g. a background job
+        yield
+        return
+    hits: list[int] = []
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        hits.append(signum)
+        if len(hits) > 1:
+            raise KeyboardInterrupt
+        request_stop()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _base_report(c: BspConfig) -> BspReport:
     return BspReport(frontier=c.frontier, procs=c.procs, robots=c.robots, R=c.R,
                      backend=c.backend, partition=c.partition)
@@ -204,8 +229,11 @@ def run_bsp(config: BspConfig, sink: Any = None) -> BspReport | None:
     than 0). Bad configurations raise :class:`BspError` or another :class:`ValueError` with a
     one-line message. ``sink`` overrides the ``CrawlOutput`` of ``config.out``.
 
-    Ctrl-C stops the crawl and still returns the report (``stopped_by="interrupted"``);
-    pages reported so far are in it and in ``out``.
+    Processes backend: a first Ctrl-C lets the workers finish their superstep and stop; the
+    report (``stopped_by="interrupted"``) and ``out`` hold every page fetched. A second
+    Ctrl-C stops at once: the pages of the superstep in progress are then lost, the report
+    holds those of the supersteps before. Under MPI, Ctrl-C ends the job (``mpiexec`` kills
+    the ranks): ``out`` keeps the pages of the supersteps gathered so far, without a summary.
     """
     assignment = validate(config)
     if config.backend == "mpi":
@@ -239,17 +267,20 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
             stopped_by = ""
             try:
                 group.start(_process_worker, lambda r: (setup, r, config.timeout))
-                group.serve(collector.add, on_start)
+                with _first_interrupt_stops(group.request_stop):
+                    group.serve(collector.add, on_start)
                 reasons = {v for v in group.close_reasons.values() if v}
                 if not reasons:
                     raise BspError("every worker died (exit codes "
                                    f"{', '.join(str(c) for _, c in group.dead)})")
                 stopped_by = ",".join(sorted(reasons))
-            except KeyboardInterrupt:
+            except KeyboardInterrupt:  # the second Ctrl-C
                 stopped_by = "interrupted"
             finally:
-                # after a normal end the workers are exiting; otherwise do not wait for them
-                group.stop(timeout=10.0 if stopped_by and stopped_by != "interrupted" else 0.0)
+                # after an orderly end (every worker closed) they are exiting: let them;
+                # after an error or a second Ctrl-C do not wait for them
+                orderly = not group.alive - group.closed
+                group.stop(timeout=10.0 if orderly else 0.0)
             t_end = time.monotonic()
             t_start = started[0] if started else t_end
             report.startup_seconds = round(t_start - t_spawn, 4)
@@ -266,18 +297,27 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
 def _run_mpi(config: BspConfig, assignment: Assignment, sink: Any) -> BspReport | None:
     transport = MpiTransport(config.procs)
     root = transport.rank == 0
-    if root:
-        sink, own_sink = _open_sink(config, sink)
-    else:
-        sink, own_sink = None, False
+    sink, own_sink = (None, False)
     report = _base_report(config)
     try:
         with contextlib.ExitStack() as stack:
-            target = None
-            if root or config.web.kind != "served":
-                target = stack.enter_context(open_target(config.web))
-            setup = _setup(config, assignment, target) if root else None
-            setup = transport.allgather(setup)[0]
+            # Set-up failures are shared with the allgather, so that every rank raises the
+            # same one-line error instead of waiting forever for a rank that gave up.
+            setup, error, target = None, None, None
+            try:
+                if root:
+                    sink, own_sink = _open_sink(config, sink)
+                if root or config.web.kind != "served":
+                    target = stack.enter_context(open_target(config.web))
+                if root:
+                    setup = _setup(config, assignment, target)
+            except Exception as exc:
+                error = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+            shared = transport.allgather((setup, error))
+            errors = [f"rank {r}: {e}" if r else e for r, (_, e) in enumerate(shared) if e]
+            if errors:
+                raise BspError(errors[0])
+            setup = shared[0][0]
             collector = Collector(config.procs, sink, target.truth if root else None)
             side = stack.enter_context(_worker_side(setup, target))
             worker = Worker(setup.settings, transport, Ownership(setup.assignment, side.aliases),
@@ -285,7 +325,10 @@ def _run_mpi(config: BspConfig, assignment: Assignment, sink: Any) -> BspReport 
                             on_gather=collector.add if root else None)
             collector.start()
             t0 = time.monotonic()
-            reason = worker.run()
+            try:
+                reason = worker.run()
+            except Exception as exc:  # the other ranks would wait for this one forever
+                transport.abort(f"rank {transport.rank}: {type(exc).__name__}: {exc}")
             elapsed = time.monotonic() - t0
             if root:
                 collector.report(report, elapsed, reason)

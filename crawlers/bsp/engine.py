@@ -17,7 +17,7 @@ and Bonacic, 2008):
    (a cash update for a page already fetched is a *failure*, the paper's Figure 6), then the
    workers agree on stopping with one ``allreduce``: every frontier empty (and so no message
    in flight, since the exchange has delivered them all), the page budget reached, the time
-   slice over or the superstep limit reached.
+   slice over, the superstep limit reached, or a stop requested by the transport (Ctrl-C).
 
 Each superstep the worker sends a :class:`WorkerStep` (its pages and counters) to the root of
 ``gather``, so a page fetched is reported even if the worker dies later. A
@@ -346,7 +346,7 @@ class Worker:
 
     def run(self) -> str:
         """Crawl superstep by superstep until the workers agree to stop; return the reason
-        (``exhausted``, ``max-pages``, ``time``, ``max-supersteps``)."""
+        (``interrupted``, ``time``, ``max-pages``, ``max-supersteps``, ``exhausted``)."""
         s = self.s
         self.t.barrier()  # everybody is ready: the crawl clock starts now
         t_start = time.monotonic()
@@ -383,12 +383,14 @@ class Worker:
                     self.on_gather(gathered)
                 failed = self._check_failover() or failed
                 late = s.seconds is not None and time.monotonic() - t_start >= s.seconds
-                pending, pages, votes = self.t.allreduce_sum(
-                    (self._pending(), len(step.pages), int(late)))
+                pending, pages, late_votes, stop_votes = self.t.allreduce_sum(
+                    (self._pending(), len(step.pages), int(late), int(self.t.stop_requested())))
                 failed = self._check_failover() or failed
                 total_fetched += pages
                 superstep += 1
-                if votes:
+                if stop_votes:
+                    self.stopped_by = "interrupted"
+                elif late_votes:
                     self.stopped_by = "time"
                 elif s.max_pages is not None and total_fetched >= s.max_pages:
                     self.stopped_by = "max-pages"

@@ -19,6 +19,9 @@ A bulk-synchronous worker never sends a message on its own: it only takes part i
 ``take_failover()``
     returns, once, the :class:`Failover` a collective learned about (workers that died), or
     ``None``.
+``stop_requested()``
+    whether someone asked the crawl to stop (Ctrl-C at the coordinator): the workers then
+    vote to stop at the end of the superstep, so what they fetched is still reported.
 
 Two implementations:
 
@@ -37,7 +40,8 @@ Two implementations:
     ``mpi4py`` on ``COMM_WORLD``: ``comm.alltoall`` is a peer-to-peer exchange between ranks,
     possibly on several machines. Started by ``mpiexec -n P crawlab bsp --backend mpi ...``
     (several machines: ``mpiexec -hosts a,b -n P ...``). No failover: MPI aborts the job when a
-    rank dies.
+    rank dies, and a rank that fails mid-crawl aborts it (:meth:`MpiTransport.abort`); no
+    collective has a timeout, so a rank that hangs (a fetch that never returns) hangs the job.
 
 Thread-safety: a transport belongs to its worker's main thread; collectives are not reentrant.
 Cost: a collective is O(P + bytes moved) for the caller; the coordinator does O(P^2) routing
@@ -48,11 +52,12 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 __all__ = [
     "BspError",
@@ -108,6 +113,8 @@ class Transport(Protocol):
 
     def take_failover(self) -> Failover | None: ...
 
+    def stop_requested(self) -> bool: ...
+
     def close(self) -> None: ...
 
 
@@ -131,7 +138,7 @@ class ProcessTransport:
     """The worker side of the processes backend: one pipe to the coordinator.
 
     Every collective sends ``(op, payload)`` and waits (at most ``timeout`` seconds, else
-    :class:`BspError`) for ``(value, failover)``. O(bytes) per call.
+    :class:`BspError`) for ``(value, failover, stop)``. O(bytes) per call.
     """
 
     def __init__(self, rank: int, size: int, conn: Connection, timeout: float = 120.0) -> None:
@@ -140,6 +147,7 @@ class ProcessTransport:
         self._conn = conn
         self._timeout = timeout
         self._failover: Failover | None = None
+        self._stop = False  # sticky: the coordinator asked to stop (Ctrl-C)
 
     def _call(self, op: str, payload: Any = None) -> Any:
         self._conn.send((op, payload))
@@ -147,11 +155,12 @@ class ProcessTransport:
             raise BspError(f"worker {self.rank}: no answer from the coordinator to {op} "
                            f"within {self._timeout:g} s")
         try:
-            value, failover = self._conn.recv()
+            value, failover, stop = self._conn.recv()
         except EOFError:
             raise BspError(f"worker {self.rank}: the coordinator is gone") from None
         if failover is not None:
             self._failover = failover
+        self._stop = self._stop or stop
         return value
 
     def alltoall(self, objs: Sequence[Any]) -> list[Any]:
@@ -179,6 +188,9 @@ class ProcessTransport:
         failover, self._failover = self._failover, None
         return failover
 
+    def stop_requested(self) -> bool:
+        return self._stop
+
     def report_error(self, message: str) -> None:
         """Tell the coordinator this worker failed (it then stops the crawl)."""
         try:
@@ -204,7 +216,9 @@ class ProcessGroup:
     without it and every survivor's answer carries a :class:`Failover` (``seeds`` and every
     message routed to a dead worker make up its ``reseed``). A worker that does not reach a
     collective within ``timeout`` seconds, or reports an error, stops the crawl with
-    :class:`BspError`. :meth:`stop` terminates whatever still runs (call it in ``finally``).
+    :class:`BspError`. :meth:`request_stop` (safe from a signal handler) makes every answer
+    from the next round on tell the workers to stop at the end of their superstep.
+    :meth:`stop` terminates whatever still runs (call it in ``finally``).
 
     Invariant: ``alive`` and ``dead`` partition ``range(size)``; ``closed`` is a subset of
     ``alive``. Not thread-safe: one thread drives the group.
@@ -226,6 +240,11 @@ class ProcessGroup:
         self._routed: list[list[bytes]] = [[] for _ in range(size)]
         self.rounds = 0
         self.round_seconds = 0.0  # coordinator time spent routing (not waiting)
+        self.stopping = False  # set by request_stop; read once per round
+
+    def request_stop(self) -> None:
+        """Ask the workers to stop after their current superstep (a flag: signal-safe)."""
+        self.stopping = True
 
     def start(self, target: Callable[..., None], args_of: Callable[[int], tuple]) -> None:
         import multiprocessing
@@ -316,10 +335,11 @@ class ProcessGroup:
             op = ops.pop()
             replies = self._answer(op, {r: p for r, (_, p) in got.items()}, on_gather)
             failover = self._failover()
+            stop = self.stopping  # read once: every worker of a round gets the same answer
             for r, value in replies.items():
                 if r in self.alive:
                     try:
-                        self.conns[r].send((value, failover))
+                        self.conns[r].send((value, failover, stop))
                     except OSError:
                         self._mark_dead(r)
             self.rounds += 1
@@ -428,6 +448,18 @@ class MpiTransport:
 
     def take_failover(self) -> Failover | None:
         return None
+
+    def stop_requested(self) -> bool:
+        return False  # Ctrl-C under mpiexec ends the job (the launcher kills the ranks)
+
+    def abort(self, message: str, code: int = 2) -> NoReturn:
+        """End the whole job: ``message`` on standard error as ``crawlab bsp``'s one-line
+        error, then ``MPI_Abort`` (the launcher kills every rank; exit status ``code``). For
+        a failure on one rank mid-crawl, which would otherwise leave the others waiting in
+        a collective forever."""
+        print(f"crawlab bsp: error: {message}", file=sys.stderr, flush=True)
+        self.comm.Abort(code)
+        raise SystemExit(code)  # not reached
 
     def close(self) -> None:
         pass
