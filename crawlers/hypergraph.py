@@ -136,14 +136,18 @@ def read_graph(path: str | Path) -> CrawlGraph:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"graph file not found: {path}")
+    no_links = ValueError(f"{path}: no links (expected 'source_url target_url' lines)")
     try:
+        with open(path, encoding="utf-8") as lines:  # Web.load_edges fails on no line at all
+            if not any(line.split() and not line.lstrip().startswith("#") for line in lines):
+                raise no_links
         web = Web.load_edges(path)
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text edge list") from None
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
     if web.n_edges == 0:
-        raise ValueError(f"{path}: no links (expected 'source_url target_url' lines)")
+        raise no_links
     return CrawlGraph.from_web(web)
 
 

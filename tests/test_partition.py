@@ -299,14 +299,16 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("make_args, message", [
     (lambda e, t: ["--graph", str(t / "missing.txt"), "--parts", "4"], "graph file not found"),
     (lambda e, t: ["--graph", str(t / "bad.txt"), "--parts", "4"], "expected 'source target'"),
+    (lambda e, t: ["--graph", str(t / "empty.txt"), "--parts", "4"], "no links"),
     (lambda e, t: ["--graph", str(e), "--parts", "1"], "at least 2"),
     (lambda e, t: ["--graph", str(e), "--parts", "61"], "only 60 sites"),
     (lambda e, t: ["--graph", str(e), "--parts", "4", "--method", "page-hash", "--out",
                    str(t / "p")], "no partition file"),
     (lambda e, t: ["--graph", str(e), "--parts", "4", "--method", "metis"], "invalid choice"),
-], ids=["missing", "malformed", "K<2", "K>sites", "page-hash-out", "bad-method"])
+], ids=["missing", "malformed", "empty", "K<2", "K>sites", "page-hash-out", "bad-method"])
 def test_cli_bad_input_is_one_line_and_exit_2(edges, tmp_path, make_args, message):
     (tmp_path / "bad.txt").write_text("http://a.example/ http://b.example/ extra\n")
+    (tmp_path / "empty.txt").write_text("# an edge list without an edge\n\n")
     result = run_cli(*make_args(edges, tmp_path))
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
