@@ -155,6 +155,9 @@ def ours_pq_table1(results: Path) -> str | None:
     rows = read_csv("pq-slices", "efficiency", results=results)
     if not rows:
         return None
+    if "CBT_sample_extract" not in rows[0]:  # a run before sampled pivots existed
+        return "CBT extract/insert efficiency: " + ", ".join(
+            f"T={r['T']}: {fmt(r['CBT_extract'])}/{fmt(r['CBT_insert'])}" for r in rows)
     return ("CBT extract/insert efficiency, sampled pivots (random pivots): " + ", ".join(
         f"T={r['T']}: {fmt(r['CBT_sample_extract'])}/{fmt(r['CBT_sample_insert'])} "
         f"({fmt(r['CBT_extract'])}/{fmt(r['CBT_insert'])})" for r in rows))

@@ -48,7 +48,7 @@ def test_a_measured_csv_puts_our_numbers_beside_the_papers(papers_table, tmp_pat
 def test_the_committed_table_uses_the_committed_csvs(papers_table):
     text = papers_table.render(RESULTS)
     if (RESULTS / "pq-slices" / "efficiency.csv").is_file():
-        assert "CBT extract/insert efficiency: T=1" in text
+        assert "CBT extract/insert efficiency, sampled pivots (random pivots): T=1" in text
 
 
 def test_script_writes_where_told_and_rejects_a_missing_folder(tmp_path):
