@@ -235,6 +235,25 @@ def test_mpi_set_up_failing_on_rank_0_only_fails_every_rank(tmp_path):
     assert "Traceback" not in run.stderr
 
 
+def test_mpi_partition_file_missing_on_rank_0_only_fails_every_rank(tmp_path):
+    """Several machines: the file exists where rank 1 runs, not where rank 0 runs. Only rank 0
+    reads it, and rank 1 must not wait for it forever."""
+    pytest.importorskip("mpi4py")
+    mpiexec = Path(sys.executable).parent / "mpiexec"
+    if not mpiexec.exists():
+        pytest.skip("no mpiexec next to the interpreter")
+    good = tmp_path / "good.part"
+    good.write_text("# parts=2\nsite0.crawlab.test:80 1\n")
+    args = ["-m", "crawlers", "bsp", "--backend", "mpi", "--procs", "2", "--sim", "--pages",
+            "100", "--sites", "5", "--json", "--partition"]
+    run = subprocess.run([str(mpiexec), "-n", "1", sys.executable, *args, str(tmp_path / "no"),
+                          ":", "-n", "1", sys.executable, *args, str(good)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        f"crawlab bsp: error: partition file not found: {tmp_path / 'no'}"]
+
+
 def test_a_killed_worker_loses_no_page(tmp_path):
     out = tmp_path / "out"
     run = _cli("bsp", "--procs", "3", "--kill-worker", "1", "--kill-at", "3",

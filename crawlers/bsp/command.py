@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from crawlers.args import (
@@ -80,29 +79,24 @@ def config_from_args(args: argparse.Namespace):
                      kill_at=args.kill_at, out=args.out, timeout=args.timeout)
 
 
-def _mpi_rank() -> int:
-    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
-        if name in os.environ:
-            try:
-                return int(os.environ[name])
-            except ValueError:
-                pass
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``crawlab bsp``; returns the exit status."""
-    from crawlers.bsp.driver import run_bsp, validate
+    from crawlers.bsp.driver import check_launch, run_bsp, validate
+    from crawlers.bsp.transport import launcher_rank
 
     config = config_from_args(args)
-    quiet = config.backend == "mpi" and _mpi_rank() != 0
-    if quiet:
+    if config.backend == "mpi" and launcher_rank() != 0:
         try:
             run_bsp(config)
         except ValueError:
             return 2  # rank 0 prints the error
         return 0
-    validate(config)  # bad input fails here, before anything is printed
+    # bad input fails here, before anything is printed; under MPI rank 0 must not read the
+    # partition file alone (see validate): run_bsp reports a bad one on every rank
+    if config.backend == "mpi":
+        check_launch(config)
+    else:
+        validate(config)
     if not args.json:
         print(f"BSP crawl: {config.procs} workers x {config.robots} robots, R={config.R}, "
               f"'{config.frontier}', {config.partition}, backend {config.backend}",

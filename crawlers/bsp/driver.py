@@ -29,14 +29,13 @@ from crawlers.bsp.transport import (
     MpiTransport,
     ProcessGroup,
     ProcessTransport,
-    launcher_size,
-    mpi_launched,
+    check_mpi_launch,
 )
 from crawlers.partition import Assignment, make_assignment
 from crawlers.targets import WebOptions, open_target
 from crawlers.urls import origin_of, site_of
 
-__all__ = ["BACKENDS", "BspConfig", "Setup", "run_bsp", "validate"]
+__all__ = ["BACKENDS", "BspConfig", "Setup", "check_launch", "run_bsp", "validate"]
 
 BACKENDS = ("processes", "mpi")
 
@@ -110,18 +109,22 @@ def check_config(c: BspConfig) -> None:
             raise BspError(f"--kill-at must be a superstep >= 0, got {c.kill_at}")
 
 
-def validate(config: BspConfig) -> Assignment:
-    """Check ``config`` (:class:`BspError` or another one-line :class:`ValueError`) and
-    return its assignment. Cheap: no process is started."""
+def check_launch(config: BspConfig) -> None:
+    """:func:`check_config`, and for ``--backend mpi`` the launcher's rank count. Depends on
+    the arguments and the environment only, so every MPI rank gives the same answer."""
     check_config(config)
     if config.backend == "mpi":
-        if not mpi_launched():
-            raise BspError(f"--backend mpi runs under an MPI launcher: mpiexec -n "
-                           f"{config.procs} crawlab bsp --backend mpi ...")
-        size = launcher_size()
-        if size is not None and size != config.procs:
-            raise BspError(f"--procs {config.procs} but mpiexec started {size} ranks "
-                           f"(use mpiexec -n {config.procs})")
+        check_mpi_launch(config.procs)
+
+
+def validate(config: BspConfig) -> Assignment:
+    """Check ``config`` (:class:`BspError` or another one-line :class:`ValueError`) and
+    return its assignment (which reads a partition file). Cheap: no process is started.
+
+    Not for an MPI rank alone: a partition file missing on one host only would fail that
+    rank while the others wait for it; :func:`run_bsp` checks the file on rank 0 and shares
+    the outcome."""
+    check_launch(config)
     return make_assignment(config.partition, config.procs, known_sites(config.web))
 
 
@@ -235,10 +238,10 @@ def run_bsp(config: BspConfig, sink: Any = None) -> BspReport | None:
     holds those of the supersteps before. Under MPI, Ctrl-C ends the job (``mpiexec`` kills
     the ranks): ``out`` keeps the pages of the supersteps gathered so far, without a summary.
     """
-    assignment = validate(config)
     if config.backend == "mpi":
-        return _run_mpi(config, assignment, sink)
-    return _run_processes(config, assignment, sink)
+        check_launch(config)
+        return _run_mpi(config, sink)
+    return _run_processes(config, validate(config), sink)
 
 
 def _open_sink(config: BspConfig, sink: Any) -> tuple[Any, bool]:
@@ -294,7 +297,7 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
     return report
 
 
-def _run_mpi(config: BspConfig, assignment: Assignment, sink: Any) -> BspReport | None:
+def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
     transport = MpiTransport(config.procs)
     root = transport.rank == 0
     sink, own_sink = (None, False)
@@ -302,10 +305,13 @@ def _run_mpi(config: BspConfig, assignment: Assignment, sink: Any) -> BspReport 
     try:
         with contextlib.ExitStack() as stack:
             # Set-up failures are shared with the allgather, so that every rank raises the
-            # same one-line error instead of waiting forever for a rank that gave up.
+            # same one-line error instead of waiting forever for a rank that gave up. Only
+            # rank 0 reads the partition file; the others get the assignment from it.
             setup, error, target = None, None, None
             try:
                 if root:
+                    assignment = make_assignment(config.partition, config.procs,
+                                                 known_sites(config.web))
                     sink, own_sink = _open_sink(config, sink)
                 if root or config.web.kind != "served":
                     target = stack.enter_context(open_target(config.web))

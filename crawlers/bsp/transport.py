@@ -66,6 +66,8 @@ __all__ = [
     "ProcessGroup",
     "ProcessTransport",
     "Transport",
+    "check_mpi_launch",
+    "launcher_rank",
     "launcher_size",
     "mpi_launched",
 ]
@@ -406,6 +408,29 @@ def mpi_launched() -> bool:
     return any(name in os.environ for name in _MPI_ENV)
 
 
+def launcher_rank() -> int:
+    """This process's rank as the MPI launcher announced it (0 if unknown)."""
+    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
+        try:
+            return int(os.environ[name])
+        except (KeyError, ValueError):
+            continue
+    return 0
+
+
+def check_mpi_launch(size: int, started: int | None = None) -> None:
+    """Raise :class:`BspError` unless this process runs under an MPI launcher that started
+    ``size`` ranks (``started``: the world size if known, else the launcher's environment).
+    Reads only the environment, which is the same on every rank: every rank fails alike."""
+    if not mpi_launched():
+        raise BspError(f"--backend mpi runs under an MPI launcher: mpiexec -n {size} "
+                       "crawlab bsp --backend mpi ...")
+    started = launcher_size() if started is None else started
+    if started is not None and started != size:
+        raise BspError(f"--procs {size} but mpiexec started {started} ranks "
+                       f"(use mpiexec -n {size})")
+
+
 class MpiTransport:
     """:class:`Transport` on ``mpi4py``'s ``COMM_WORLD`` (pickle-based collectives).
 
@@ -414,9 +439,7 @@ class MpiTransport:
     """
 
     def __init__(self, size: int) -> None:
-        if not mpi_launched():
-            raise BspError(f"--backend mpi runs under an MPI launcher: mpiexec -n {size} "
-                           "crawlab bsp --backend mpi ...")
+        check_mpi_launch(size)
         try:
             from mpi4py import MPI
         except Exception as exc:  # ImportError, or a RuntimeError when libmpi is missing
@@ -425,9 +448,7 @@ class MpiTransport:
         self.comm = MPI.COMM_WORLD
         self.rank = self.comm.Get_rank()
         self.size = self.comm.Get_size()
-        if self.size != size:
-            raise BspError(f"--procs {size} but mpiexec started {self.size} ranks "
-                           f"(use mpiexec -n {size})")
+        check_mpi_launch(size, self.size)
 
     def alltoall(self, objs: Sequence[Any]) -> list[Any]:
         return self.comm.alltoall(list(objs))
