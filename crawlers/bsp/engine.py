@@ -31,7 +31,6 @@ the priority frontiers), O(links) routing, plus the fetches and the exchange.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import time
@@ -46,7 +45,7 @@ from crawlers import faults
 from crawlers.bsp.transport import Failover, Transport
 from crawlers.fetch import FetchResult
 from crawlers.opic import Opic
-from crawlers.partition import Assignment
+from crawlers.partition import Assignment, md5_bucket
 from crawlers.urls import origin_of, site_of
 from crawlers.visited import VisitedSet
 
@@ -92,8 +91,7 @@ class Ownership:
         for dead, survivors in self.events[:events]:
             if owner in dead:
                 key = logical if self.by_page else site_of(logical)
-                digest = hashlib.md5(key.encode(), usedforsecurity=False).digest()
-                owner = survivors[int.from_bytes(digest[:8], "big") % len(survivors)]
+                owner = survivors[md5_bucket(key, len(survivors))]
         return owner
 
     def fail(self, dead: Iterable[int], survivors: Sequence[int]) -> None:
@@ -136,7 +134,8 @@ class WorkerStep:
     """What worker ``rank`` did in ``superstep`` (sent to the root every superstep).
 
     ``pages`` are the URLs fetched, in extraction order; ``results`` the full
-    :class:`FetchResult` of each (only when ``keep_results``, for ``--out``).
+    :class:`FetchResult` of each (only when ``keep_results``, for ``--out``); ``links`` the
+    links they hold (in scope or not).
     ``sent_to[j]`` / ``received_from[j]`` count URLs sent to / received from worker ``j``;
     ``messages`` the non-empty messages sent; ``page_messages`` the distinct (page, other
     worker) pairs; ``failures`` received cash for pages already fetched (``local_failures``:
@@ -180,7 +179,7 @@ class WorkerSettings:
     max_pages: int | None = None
     max_supersteps: int | None = None
     keep_results: bool = False
-    capacity: int = 1 << 20  # for bounded frontiers (LARGE_CAPACITY)
+    capacity: int = LARGE_CAPACITY  # for bounded frontiers
     kill: tuple[int, int] | None = None  # (rank, superstep): SIGKILL itself there
 
 

@@ -143,7 +143,7 @@ class Collector:
                     self.sink.page(res)
                     self.sink.edges(res.url, res.links)
         per = {k: [getattr(st, k) for st in steps] for k in (
-            *_SUMMED[1:], "sent_to", "received_from", "spilled", "fetch_seconds",
+            *_SUMMED[1:], "links", "sent_to", "received_from", "spilled", "fetch_seconds",
             "exchange_seconds", "apply_seconds")}
         per["pages"] = [len(st.pages) for st in steps]
         self.records.append(SuperstepRecord(

@@ -222,8 +222,8 @@ class ProcessGroup:
     from the next round on tell the workers to stop at the end of their superstep.
     :meth:`stop` terminates whatever still runs (call it in ``finally``).
 
-    Invariant: ``alive`` and ``dead`` partition ``range(size)``; ``closed`` is a subset of
-    ``alive``. Not thread-safe: one thread drives the group.
+    Invariant (once started): ``alive`` and the ranks of ``dead`` partition ``range(size)``;
+    ``closed`` is a subset of ``alive``. Not thread-safe: one thread drives the group.
     """
 
     def __init__(self, size: int, timeout: float = 120.0,
