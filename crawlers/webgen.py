@@ -249,6 +249,8 @@ class Web:
                     raise ValueError(f"{path}:{number}: not an http(s) URL")
                 src.append(ids.setdefault(a, len(ids)))
                 dst.append(ids.setdefault(b, len(ids)))
+        if not src:
+            raise ValueError(f"{path}: no edges (expected 'source_url target_url' lines)")
         urls = list(ids)
         matches = [_LOGICAL_URL.match(u) for u in urls]
         if urls and all(matches):

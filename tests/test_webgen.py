@@ -131,3 +131,10 @@ def test_bad_parameters():
         generate(n_pages=3, n_sites=5)
     with pytest.raises(ValueError):
         generate(intra_fraction=1.5)
+
+
+def test_an_edge_list_without_edges_is_a_value_error(tmp_path):
+    path = tmp_path / "empty.txt"
+    path.write_text("# only a comment\n\n")
+    with pytest.raises(ValueError, match="no edges"):
+        Web.load_edges(path)
