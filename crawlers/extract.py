@@ -21,6 +21,7 @@ All functions here are pure (no shared state): thread-safe.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -49,17 +50,45 @@ def check_html(body: bytes) -> None:
         raise MalformedPage("binary content")
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _normalize_cached(href: str, base: str) -> str | None:
+    return normalize(href, base)
+
+
+def clear_cache() -> None:
+    """Forget the normalized links of earlier pages (labs call it so each crawl starts cold)."""
+    _normalize_cached.cache_clear()
+
+
+def _directory_of(base: str) -> str | None:
+    """``base`` up to its last ``/`` when that is a directory every relative reference
+    (other than an empty one, a query or a fragment) resolves against alike (RFC 3986 5.2.3);
+    None when ``base`` has a query or fragment, or no path."""
+    if "?" in base or "#" in base or base.count("/") < 3:
+        return None
+    return base[: base.rfind("/") + 1]
+
+
 def resolve_links(hrefs: Iterable[str | None], url: str, base_href: str | None) -> list[str]:
     """Normalize ``hrefs`` against the page URL (or its ``<base href>``), drop rejected
-    ones, deduplicate keeping first occurrences. O(total length)."""
+    ones, deduplicate keeping first occurrences. O(total length).
+
+    Pages repeat the same hrefs (navigation bars, indexes): each distinct href is normalized
+    once per page, and against the page's directory rather than the page itself where that
+    gives the same answer, so a bounded LRU cache serves every page of a directory. The cache
+    is thread-safe (``functools.lru_cache``).
+    """
     base = url
     if base_href:
         base = normalize(base_href, url) or url
+    directory = _directory_of(base)
     seen: dict[str, None] = {}
-    for href in hrefs:
+    for href in dict.fromkeys(hrefs):
         if href is None:
             continue
-        link = normalize(href, base)
+        stripped = href.strip()
+        against = directory if directory and stripped and stripped[0] not in "?#" else base
+        link = _normalize_cached(href, against)
         if link is not None:
             seen.setdefault(link, None)
     return list(seen)

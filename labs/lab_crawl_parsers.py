@@ -30,6 +30,7 @@ import threading
 from pathlib import Path
 
 import frontier
+from crawlers import extract
 from crawlers.crawl import Crawler
 from crawlers.fetch import HttpFetcher
 from crawlers.server import WebServer
@@ -86,6 +87,7 @@ def our_crawl(seeds: list[str], parser: str, threads: int, max_pages: int) -> di
     """One crawl of the mirrors with crawlab's threaded crawler."""
     scope = Scope(seeds)
     clock = ParseClock()
+    extract.clear_cache()  # every crawl starts with no link normalized yet
     with HttpFetcher(parser=parser, pool_size=max(threads, 8), max_bytes=20_000_000) as fetcher:
         crawler = Crawler(fetcher, frontier.create("monitor"), seeds, threads=threads,
                           when_full="spill", sink=clock,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from crawlers import render
+from crawlers import extract, render
 from crawlers.extract import (
     EXTRACTORS,
     MalformedPage,
@@ -13,6 +15,7 @@ from crawlers.extract import (
     get_extractor,
     page_info,
 )
+from crawlers.urls import normalize
 from crawlers.webgen import generate
 
 URL = "http://site.test/docs/guide/page.html"
@@ -106,3 +109,22 @@ def test_scrapy_extractor_agrees_when_installed():
     pytest.importorskip("scrapy")
     body, expected = PAGES["base href"]
     assert EXTRACTORS["scrapy"](body, URL) == expected
+
+
+@given(st.lists(st.sampled_from([
+    "a.html", "../b.html", "./c/d.html", "/root.html", "?q=1", "#frag", "", " ", "  e.html ",
+    "//other.test/x", "http://Abs.TEST:80/y", "mailto:x@y", "dir/", "..", ".", ";p", "?", None,
+]), max_size=12), st.sampled_from([
+    "http://h.test/d/page.html", "http://h.test/", "http://h.test/d/?q=1",
+    "http://h.test:8000/a/b/c", "http://h.test/d/page.html#top",
+]))
+def test_resolving_with_the_directory_cache_equals_plain_normalization(hrefs, page):
+    extract.clear_cache()
+    expected: dict[str, None] = {}
+    for href in hrefs:
+        link = normalize(href, page) if href is not None else None
+        if link is not None:
+            expected.setdefault(link, None)
+    assert extract.resolve_links(hrefs, page, None) == list(expected)
+    # and again with a warm cache, as the next page of the directory would see it
+    assert extract.resolve_links(hrefs, page, None) == list(expected)
