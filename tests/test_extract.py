@@ -128,3 +128,22 @@ def test_resolving_with_the_directory_cache_equals_plain_normalization(hrefs, pa
     assert extract.resolve_links(hrefs, page, None) == list(expected)
     # and again with a warm cache, as the next page of the directory would see it
     assert extract.resolve_links(hrefs, page, None) == list(expected)
+
+
+def test_every_thread_parses_with_its_own_parser():
+    """lxml releases the GIL only for a parser no other thread uses (see crawlers.extract)."""
+    import threading
+
+    seen = []
+
+    def grab():
+        seen.append((extract._thread_parser(), extract._thread_parser()))
+
+    threads = [threading.Thread(target=grab) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert len(seen) == 3
+    assert all(a is b for a, b in seen)  # one per thread, kept
+    assert len({id(a) for a, _ in seen}) == 3  # never shared
