@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import numpy as np
 
@@ -448,19 +449,9 @@ class CBTFrontier(LockedFrontier):
     description = "chunked Complete Binary Tree (R keys per node, SELECT updates) under one lock"
     ordering = "priority"
 
-    def __init__(
-        self,
-        chunk: int = 256,
-        count_comparisons: bool = False,
-        disk=None,
-        cache_blocks: int = 64,
-        block_size: int = 256,
-        seed: int = 0,
-        buffer: int | None = None,
-        pivot: str = "random",
-    ) -> None:
-        super().__init__(ChunkedCBT(chunk, count_comparisons, disk, cache_blocks, block_size, seed,
-                                    buffer, pivot))
+    def __init__(self, **options: Any) -> None:
+        """``options`` are those of :class:`ChunkedCBT` (validated there)."""
+        super().__init__(ChunkedCBT(**options))
 
     @property
     def storage(self) -> ChunkedCBT:

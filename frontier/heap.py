@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -248,14 +249,9 @@ class HeapFrontier(LockedFrontier):
     description = "binary heap (heapq) under one lock: the paper's BH baseline, priority order"
     ordering = "priority"
 
-    def __init__(
-        self,
-        count_comparisons: bool = False,
-        disk=None,
-        cache_blocks: int = 64,
-        block_size: int = 256,
-    ) -> None:
-        super().__init__(BinaryHeap(count_comparisons, disk, cache_blocks, block_size))
+    def __init__(self, **options: Any) -> None:
+        """``options`` are those of :class:`BinaryHeap` (validated there)."""
+        super().__init__(BinaryHeap(**options))
 
     @property
     def storage(self) -> BinaryHeap:

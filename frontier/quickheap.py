@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -372,19 +373,9 @@ class QuickheapFrontier(LockedFrontier):
     description = "Quickheap (incremental quicksort on a circular array) under one lock"
     ordering = "priority"
 
-    def __init__(
-        self,
-        initial_capacity: int = 1024,
-        count_comparisons: bool = False,
-        disk=None,
-        cache_blocks: int = 64,
-        block_size: int = 256,
-        seed: int = 0,
-        buffer: int | None = None,
-        cache_policy: str = "paper",
-    ) -> None:
-        super().__init__(Quickheap(initial_capacity, count_comparisons, disk, cache_blocks,
-                                   block_size, seed, buffer, cache_policy))
+    def __init__(self, **options: Any) -> None:
+        """``options`` are those of :class:`Quickheap` (validated there)."""
+        super().__init__(Quickheap(**options))
 
     @property
     def storage(self) -> Quickheap:
