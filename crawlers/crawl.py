@@ -47,6 +47,12 @@ _POLL = 0.05  # seconds a robot waits in get/put before looking at the stop flag
 IDLE, BUSY, BLOCKED = "idle", "busy", "blocked"
 
 
+def overlap(fetched: int, unique: int) -> float:
+    """The overlap of N fetches of I distinct pages, ``(N - I) / I``: repeated work per page
+    (0 before any page). The grid paper's first metric; every crawl mode reports it so."""
+    return (fetched - unique) / unique if unique else 0.0
+
+
 class GroundTruth:
     """What is known about the web being crawled: its size U and PageRank, for coverage and
     quality. ``page_of(url)`` maps a URL to a page index (``None`` if not a page of the web)."""
@@ -55,6 +61,10 @@ class GroundTruth:
         self.size = size
         self.pagerank = pagerank
         self.page_of = page_of
+
+    def coverage(self, unique: int) -> float | None:
+        """``I / U``: the share of the web's pages fetched (None for an empty web)."""
+        return unique / self.size if self.size else None
 
     def quality(self, fetched: Iterable[str]) -> float:
         """``|A ∩ P| / |P|``: the share of the ``|A|`` highest-PageRank pages (``P``) among
@@ -398,7 +408,7 @@ class Crawler:
                 pages_fetched=n,
                 unique_pages=unique,
                 duplicates=n - unique,
-                overlap=(n - unique) / unique if unique else 0.0,
+                overlap=overlap(n, unique),
                 errors=dict(self._errors),
                 pages_per_second=n / elapsed if elapsed > 0 else 0.0,
                 pages_per_thread=list(self._per_thread),
@@ -419,6 +429,6 @@ class Crawler:
             r.frontier_stats = self.frontier.stats.as_dict()
             if self.truth is not None:
                 r.web_size = self.truth.size
-                r.coverage = unique / self.truth.size if self.truth.size else None
+                r.coverage = self.truth.coverage(unique)
                 r.quality = self.truth.quality(fetched)
         return r

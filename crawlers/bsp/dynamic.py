@@ -449,7 +449,7 @@ def run_crawl(web, policy: str, workers: Sequence[WorkerSpec], *, latency: float
     """
     import multiprocessing as mp
 
-    from crawlers.crawl import GroundTruth
+    from crawlers.crawl import GroundTruth, overlap
 
     ctx = mp.get_context(start_method)
     addressing = web.logical()
@@ -550,8 +550,8 @@ def run_crawl(web, policy: str, workers: Sequence[WorkerSpec], *, latency: float
     return CrawlResult(
         policy=policy, workers=list(workers), seconds=seconds, busy=busy, shares=shares,
         stdev=stdev, fetches=fetches, reported=coord.pages_reported, unique=unique,
-        web_size=web.size, overlap=(fetches - unique) / unique if unique else 0.0,
-        coverage=unique / web.size, quality=quality,
+        web_size=web.size, overlap=overlap(fetches, unique),
+        coverage=truth.coverage(unique), quality=quality,
         inter_site_links=coord.inter_site_links,
         communication=coord.inter_site_links / max(coord.pages_reported, 1),
         sites=coord.assigned, killed=killed, reassigned=reassigned)

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from crawlers.bsp.engine import WorkerStep
+from crawlers.crawl import overlap
 
 __all__ = ["BspReport", "Collector", "SuperstepRecord", "imbalance"]
 
@@ -164,7 +165,7 @@ class Collector:
         r.pages_fetched = n = len(self.fetched)
         r.unique_pages = unique = len(self.seen)
         r.duplicates = n - unique
-        r.overlap = (n - unique) / unique if unique else 0.0
+        r.overlap = overlap(n, unique)
         r.errors = dict(self.errors)
         r.pages_per_second = n / seconds if seconds > 0 else 0.0
         r.supersteps = len(self.records)
@@ -181,6 +182,6 @@ class Collector:
         r.fetched_urls = list(self.fetched)
         if self.truth is not None:
             r.web_size = self.truth.size
-            r.coverage = unique / self.truth.size if self.truth.size else None
+            r.coverage = self.truth.coverage(unique)
             r.quality = self.truth.quality(self.seen)
         return r
