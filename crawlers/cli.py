@@ -203,10 +203,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     # Commands whose arguments live beside their engine: (name, module, help).
     for name, module, text in _DELEGATED:
-        try:
-            mod = importlib.import_module(module)
-        except ImportError:
-            continue
+        mod = importlib.import_module(module)
         p = sub.add_parser(name, help=text)
         mod.add_arguments(p)
         p.set_defaults(run=mod.run)

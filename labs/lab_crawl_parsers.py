@@ -31,6 +31,7 @@ from pathlib import Path
 
 import frontier
 from crawlers import extract
+from crawlers.args import positive_int
 from crawlers.crawl import Crawler
 from crawlers.fetch import HttpFetcher
 from crawlers.server import WebServer
@@ -129,9 +130,9 @@ def scrapy_crawl(seeds: list[str], max_pages: int) -> dict | None:
 def _flags(parser) -> None:
     parser.add_argument("--site-dir", type=Path, default=None,
                         help="folder of HTML to serve (default: the course book's build)")
-    parser.add_argument("--mirrors", type=int, default=None,
+    parser.add_argument("--mirrors", type=positive_int, default=None,
                         help="serve the folder as this many sites (default: 4, 8 in full)")
-    parser.add_argument("--max-pages", type=int, default=None,
+    parser.add_argument("--max-pages", type=positive_int, default=None,
                         help="page limit per crawl (default: 150 in --quick, else 1000); "
                         "bs4 gets a fifth of it in --quick")
 
@@ -140,8 +141,6 @@ def main(argv=None) -> int:
     lab = Lab("crawl-parsers", __doc__, argv, extra=_flags)
     mirrors = lab.args.mirrors or (4 if lab.quick else 8)
     max_pages = lab.args.max_pages or (150 if lab.quick else 1000)
-    if mirrors < 1 or max_pages < 1:
-        raise LabError("--mirrors and --max-pages must be positive")
     limits = {"lxml": max_pages, "bs4": max(max_pages // 5, 1) if lab.quick else max_pages}
     with tempfile.TemporaryDirectory(prefix="crawlab-site-") as scratch:
         site = find_site(lab.args.site_dir, Path(scratch))

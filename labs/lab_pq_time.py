@@ -7,6 +7,7 @@ Best of ``--repeat`` runs.
 
 from __future__ import annotations
 
+from crawlers.args import positive_int
 from labs.harness import Lab
 from labs.pqbench import LABELS, heapq_supersteps, supersteps
 
@@ -28,7 +29,7 @@ def _measure(n, r, steps, seed, repeat):
 
 def main(argv=None) -> int:
     lab = Lab("pq-time", __doc__, argv,
-              extra=lambda p: p.add_argument("--repeat", type=int, default=None))
+              extra=lambda p: p.add_argument("--repeat", type=positive_int, default=None))
     repeat = lab.args.repeat or 3
     big = 300_000 if lab.quick else 1_000_000
     by_r = []

@@ -40,6 +40,9 @@ def test_lab_list_names_the_frontier_benchmark(capsys):
         (["lab", "frontier-bench", "--capacity", "ten"], "invalid int value: 'ten'"),
         (["lab", "frontier-bench", "--threads", "0"], "threads must be at least 1"),
         (["lab", "frontier-bench", "--bogus"], "unrecognized arguments: --bogus"),
+        (["lab", "crawl-parsers", "--mirrors", "0"], "--mirrors: must be a positive integer"),
+        (["lab", "crawl-parsers", "--max-pages", "-3"], "--max-pages: must be a positive integer"),
+        (["lab", "pq-time", "--repeat", "0"], "--repeat: must be a positive integer"),
         (["no-such-command"], "invalid choice"),
     ],
 )
