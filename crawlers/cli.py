@@ -19,7 +19,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from crawlers.args import add_web_arguments, positive, positive_int
+from crawlers.args import add_web_arguments, non_negative_int, positive, positive_int
 
 __all__ = ["OneLineParser", "main"]
 
@@ -75,6 +75,9 @@ def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--when-full", choices=POLICIES, default="spill",
                    help="full bounded frontier: block (the paper's; can deadlock), spill to an "
                    "overflow store, or drop (default: spill)")
+    g.add_argument("--producers", type=non_negative_int, default=0, metavar="N",
+                   help="N producer threads put the robots' new links back (the paper's "
+                   "producer/consumer roles); default 0: each robot puts its own")
     g.add_argument("--watchdog", type=positive, default=2.0, metavar="S",
                    help="report a deadlock when every robot is blocked this long (default: 2 s)")
     g = p.add_argument_group("when to stop")
@@ -113,7 +116,7 @@ def _cmd_crawl(args: argparse.Namespace) -> int:
                 target.fetcher, f, target.seeds, threads=args.threads, when_full=args.when_full,
                 in_scope=target.in_scope, robots_allowed=target.robots_allowed,
                 politeness_wait=target.politeness_wait, sink=sink,
-                ground_truth=target.truth, watchdog=args.watchdog,
+                ground_truth=target.truth, watchdog=args.watchdog, producers=args.producers,
             )
             progress = None if args.json else _progress_printer()
             if not args.json:
@@ -165,6 +168,8 @@ def _print_report(r) -> None:
         ("URLs spilled / dropped / lost", f"{r.urls_spilled} / {r.urls_dropped} / {r.urls_lost}"),
         ("visited-set races", str(r.visited_races)),
     ]
+    if r.producers:
+        rows.append(("producers / hand-off peak", f"{r.producers} / {r.handoff_peak} URLs"))
     stats = {k: v for k, v in r.frontier_stats.items() if v}
     rows.append(("frontier counters", ", ".join(f"{k} {v}" for k, v in stats.items())))
     for k, v in rows:

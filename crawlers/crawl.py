@@ -22,10 +22,24 @@ Full-frontier policies (``when_full``):
     appears; nothing is lost.
 ``drop``
     URLs that do not fit are dropped and counted.
+
+Who puts the links back (``producers``):
+
+``0`` (the default)
+    each robot puts its own links, as the threading paper's pseudo-code does (take, check,
+    crawl, parse, add): one kind of thread plays both roles, so ``block`` can close a cycle in
+    the wait-for graph (robot waits for room, room waits for a robot).
+``N``
+    the roles of the paper's Figure 11: robots only consume (take, fetch, extract) and hand
+    their new links to ``N`` producer threads through an unbounded hand-off queue; only the
+    producers put, so only they wait for room. The wait-for graph is a chain, ``block`` cannot
+    deadlock, and the URLs that do not fit wait in the hand-off instead (its peak is
+    reported as ``handoff_peak``).
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections import Counter, deque
@@ -104,6 +118,9 @@ class CrawlReport:
     visited_races: int = 0
     stopped_by: str = ""
     deadlock: bool = False
+    deadlock_after: float | None = None
+    producers: int = 0
+    handoff_peak: int = 0
     frontier_stats: dict[str, int] = field(default_factory=dict)
     timeline: list[tuple[float, str]] = field(default_factory=list, repr=False)
 
@@ -121,7 +138,8 @@ class Crawler:
     (default: all); ``robots_allowed(url)`` and ``politeness_wait(url)`` are optional hooks;
     ``sink`` receives each :class:`FetchResult` and its new links (``sink.page(result)``,
     ``sink.edges(url, links)``; it must be thread-safe). ``ground_truth`` enables coverage and
-    quality. ``timeline=True`` records ``(elapsed, url)`` for every fetch.
+    quality. ``timeline=True`` records ``(elapsed, url)`` for every fetch. ``producers``: see
+    the module docstring (0: robots put their own links).
     """
 
     def __init__(
@@ -139,9 +157,12 @@ class Crawler:
         ground_truth: GroundTruth | None = None,
         watchdog: float = 2.0,
         timeline: bool = False,
+        producers: int = 0,
     ) -> None:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        if isinstance(producers, bool) or not isinstance(producers, int) or producers < 0:
+            raise ValueError(f"producers must be a non-negative integer, got {producers!r}")
         if when_full not in POLICIES:
             raise ValueError(f"when_full must be one of {', '.join(POLICIES)}, got {when_full!r}")
         self.fetcher = fetcher
@@ -163,6 +184,9 @@ class Crawler:
         # only its first copy out of the frontier is fetched.
         self._fetch_once = VisitedSet() if self.priority else None
         self._spill: deque[tuple[str, float]] = deque()  # overflow of the `spill` policy
+        self.producers = producers
+        # Batches of new links from the robots to the producers (producers > 0 only).
+        self._handoff: queue.SimpleQueue[list[tuple[str, float]]] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._stopped_by = ""
         # _work_lock guards pending, the budget, and every counter below.
@@ -175,10 +199,14 @@ class Crawler:
         self._errors: Counter[str] = Counter()
         self._per_thread = [0] * threads
         self._links = self._dropped = self._spilled = 0
+        self._handoff_urls = self._handoff_peak = 0
         self._timeline: list[tuple[float, str]] = []
-        self._state = [IDLE] * threads  # each robot writes only its own entry
-        self._since = [0.0] * threads  # when the robot entered its state
+        # Robots are 0 .. threads-1, producers threads .. threads+producers-1; each thread
+        # writes only its own entry.
+        self._state = [IDLE] * (threads + producers)
+        self._since = [0.0] * (threads + producers)  # when the thread entered its state
         self._deadlock = False
+        self._deadlock_after: float | None = None  # seconds from start to the last robot blocking
         self._t0 = 0.0
 
     # -- the robots ---------------------------------------------------------------------------
@@ -234,10 +262,22 @@ class Crawler:
                 return
 
     def _enqueue(self, i: int | None, pairs: list[tuple[str, float]]) -> None:
+        """Count ``pairs`` as pending, then put them (or hand them to the producers)."""
         if not pairs:
             return
         with self._work_lock:
             self._pending += len(pairs)
+            if self.producers and i is not None:
+                self._handoff_urls += len(pairs)
+                self._handoff_peak = max(self._handoff_peak, self._handoff_urls)
+        if self.producers and i is not None:
+            self._handoff.put(pairs)
+            return
+        self._put_all(i, pairs)
+
+    def _put_all(self, i: int | None, pairs: list[tuple[str, float]]) -> None:
+        """Put pending ``pairs`` into the frontier under the full-frontier policy; thread ``i``
+        (a robot, a producer, or ``None`` for the seeder) shows ``BLOCKED`` while it waits."""
         f = self.frontier
         if not f.bounded:
             try:
@@ -330,6 +370,19 @@ class Crawler:
                 self._done()
         self._set_state(i, IDLE)
 
+    def _producer(self, i: int) -> None:
+        """Take batches of new links from the hand-off and put them (state slot ``i``)."""
+        while not self._stop.is_set():
+            try:
+                pairs = self._handoff.get(timeout=_POLL)
+            except queue.Empty:
+                continue
+            with self._work_lock:
+                self._handoff_urls -= len(pairs)
+            self._set_state(i, BUSY)
+            self._put_all(i, pairs)
+            self._set_state(i, IDLE)
+
     # -- the conductor ------------------------------------------------------------------------
 
     def _watch(self) -> None:
@@ -338,11 +391,14 @@ class Crawler:
         while not self._stop.wait(0.05):
             now = time.monotonic()
             states, since = list(self._state), list(self._since)
-            if all(s == BLOCKED for s in states):
-                if now - max(since) >= self.watchdog:
+            robots, robot_since = states[: self.threads], since[: self.threads]
+            if all(s == BLOCKED for s in robots):
+                if now - max(robot_since) >= self.watchdog:
                     self._deadlock = True
+                    self._deadlock_after = round(max(robot_since) - self._t0, 4)
                     self._finish("deadlock")
-            elif all(s == IDLE for s in states) and len(self.frontier) == 0 and not self._spill:
+            elif (all(s == IDLE for s in states) and len(self.frontier) == 0
+                  and not self._spill and self._handoff.empty()):
                 if now - max(since) >= max(0.5, 10 * _POLL):
                     self._finish("stalled")
 
@@ -369,6 +425,11 @@ class Crawler:
         robots = [
             threading.Thread(target=self._robot, args=(i,), name=f"robot-{i}", daemon=True)
             for i in range(self.threads)
+        ]
+        robots += [
+            threading.Thread(target=self._producer, args=(self.threads + j,),
+                             name=f"producer-{j}", daemon=True)
+            for j in range(self.producers)
         ]
         for t in robots:
             t.start()
@@ -419,6 +480,9 @@ class Crawler:
                 visited_races=self.visited.races,
                 stopped_by=self._stopped_by,
                 deadlock=self._deadlock,
+                deadlock_after=self._deadlock_after,
+                producers=self.producers,
+                handoff_peak=self._handoff_peak,
             )
             fetched = list(self._fetched) if final else []
             if final and self.record_timeline:

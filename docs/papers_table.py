@@ -90,11 +90,13 @@ def ours_crawl_capacity(results: Path) -> str | None:
     rows = read_csv("crawl-capacity", results=results)
     if not rows:
         return None
-    block = [r for r in rows if r["when_full"] == "block"]
-    dead = sum(r["deadlock"] == "True" for r in block)
+    own = [r for r in rows if r["when_full"] == "block" and r.get("producers", "0") == "0"]
+    split = [r for r in rows if r["when_full"] == "block" and r.get("producers", "0") != "0"]
+    dead = sum(r["deadlock"] == "True" for r in own)
     by_t: dict[str, set[str]] = {}
-    for r in block:
+    for r in own:
         by_t.setdefault(r["threads"], set()).add(r["pages_fetched"])
+
     def span(values: set[str]) -> str:
         lo, hi = min(map(int, values)), max(map(int, values))
         return str(lo) if lo == hi else f"{lo}-{hi}"
@@ -102,13 +104,15 @@ def ours_crawl_capacity(results: Path) -> str | None:
     order = sorted(by_t, key=int)
     pages = (f"pages at {'/'.join(order)} robots: "
              + ", ".join(span(by_t[t]) for t in order))
-    spill = [r for r in rows if r["when_full"] == "spill"]
-    top = max(spill, key=lambda r: num(r["pages_fetched"])) if spill else None
-    text = (f"``block``: deadlock in {dead} of {len(block)} runs, after about one page per robot "
-            f"at every capacity ({pages})")
-    if top:
-        text += (f"; ``spill``: no deadlock, {fmt(top['pages_fetched'])} pages in "
-                 f"{fmt(top['seconds'])} s at {top['threads']} robots")
+    text = (f"``block`` with robots putting their own links: deadlock in {dead} of {len(own)} "
+            f"runs, after about one page per robot at every capacity ({pages})")
+    if split:
+        stuck = sum(r["deadlock"] == "True" for r in split)
+        top = max(split, key=lambda r: num(r["pages_fetched"]))
+        text += (f"; ``block`` with a producer thread: deadlock in {stuck} of {len(split)}, "
+                 f"{fmt(top['pages_fetched'])} pages in {fmt(top['seconds'])} s at "
+                 f"{top['threads']} robots, like ``spill``; no onset at twice the capacity "
+                 f"in either")
     return text
 
 

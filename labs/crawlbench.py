@@ -44,6 +44,7 @@ def sim_crawl(
     when_full: str = "spill",
     seed: int = 1,
     timeline: bool = False,
+    producers: int = 0,
 ) -> CrawlReport:
     """Crawl ``web`` through the simulated fetcher and return the report."""
     fetcher = SimulatedFetcher(web, latency=latency, seed=seed)
@@ -51,6 +52,7 @@ def sim_crawl(
     crawler = Crawler(
         fetcher, make_frontier(name, capacity), fetcher.seed_urls(), threads=threads,
         when_full=when_full, ground_truth=truth, timeline=timeline, watchdog=0.5,
+        producers=producers,
     )
     return crawler.run(seconds=seconds, max_pages=max_pages)
 

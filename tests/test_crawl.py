@@ -70,6 +70,40 @@ def test_the_watchdog_reports_the_block_deadlock(web):
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.parametrize("threads", [1, 4, 16])
+@pytest.mark.parametrize("name", ["monitor", "semaphore", "optimistic"])
+def test_producer_threads_make_block_deadlock_free(name, threads, web):
+    """With the robots only consuming and two producer threads putting, ``block`` on a tiny
+    frontier cannot deadlock (the wait-for graph is a chain): the whole web is crawled once,
+    and what did not fit waited in the hand-off."""
+    f = frontier.create(name, capacity=2)
+    fetcher = SimulatedFetcher(web, latency=0.0, seed=1)
+    crawler = Crawler(fetcher, f, fetcher.seed_urls(), threads=threads, when_full="block",
+                      watchdog=0.5, producers=2)
+    report = crawler.run(seconds=30)
+    assert report.stopped_by == "exhausted" and not report.deadlock
+    assert report.pages_fetched == report.unique_pages == web.size
+    assert report.producers == 2 and report.handoff_peak > 2
+
+
+@pytest.mark.timeout(60)
+def test_the_same_crawl_without_producers_deadlocks(web):
+    """The control for the test above: robots that put their own links close the cycle."""
+    f = frontier.create("monitor", capacity=2)
+    fetcher = SimulatedFetcher(web, latency=0.0, seed=1)
+    report = Crawler(fetcher, f, fetcher.seed_urls(), threads=4, when_full="block",
+                     watchdog=0.5).run(seconds=30)
+    assert report.deadlock and report.deadlock_after is not None
+    assert 0 <= report.deadlock_after < report.seconds
+
+
+def test_producers_must_not_be_negative(web):
+    fetcher = SimulatedFetcher(web, latency=0.0, seed=1)
+    with pytest.raises(ValueError, match="producers"):
+        Crawler(fetcher, frontier.create("monitor"), fetcher.seed_urls(), producers=-1)
+
+
+@pytest.mark.timeout(60)
 def test_drop_counts_what_it_drops(web):
     report = _crawler("monitor", 4, web, when_full="drop").run(seconds=30)
     assert report.urls_dropped > 0
@@ -151,6 +185,7 @@ def test_out_survives_an_interrupted_run(tmp_path):
         (["--seconds", "0"], "--seconds: must be positive"),
         (["--latency", "-1"], "--latency: must not be negative"),
         (["--when-full", "explode"], "invalid choice"),
+        (["--producers", "-1"], "--producers: must not be negative"),
         (["--pages", "3", "--sites", "5", "--sim"], "need pages >= sites"),
         (["--out", "/proc/no/such/dir", "--sim"], "cannot write to"),
     ],
