@@ -26,6 +26,7 @@ All functions here are thread-safe: the only shared state is the LRU cache of
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -74,26 +75,107 @@ def _directory_of(base: str) -> str | None:
     return base[: base.rfind("/") + 1]
 
 
+_IGNORED_AROUND = str.maketrans("", "", "\t\n\r")
+_C0_OR_SPACE = "".join(map(chr, range(33)))
+
+
+def _resolves_to_base_path(href: str) -> bool:
+    """Whether ``href`` may keep the base's path, so that it must be resolved against the
+    page itself rather than its directory: empty, a query, a fragment, ``;``, an empty
+    authority (``//``) or a scheme (``http:`` alone keeps the base's path; any scheme is
+    sent the slow way, which is always right). Looks at ``href`` the way :func:`normalize`
+    and ``urljoin`` see it (stripped, tabs and newlines removed, leading control
+    characters dropped). O(len(href))."""
+    seen = href.strip().translate(_IGNORED_AROUND).lstrip(_C0_OR_SPACE)
+    if not seen or seen[0] in "?#;" or seen.startswith("//"):
+        return True
+    return ":" in seen.partition("/")[0].partition("?")[0].partition("#")[0]
+
+
+#: A reference made of plain path segments (unreserved characters, none empty or starting
+#: with a dot) after an optional ``/`` or some leading ``../``, with an optional fragment:
+#: ``frontiers.html``, ``../api/crawlers.html#crawlers.fetch``, ``/_static/x.css``. Against
+#: a normalized base, it resolves by string operations alone (see :class:`_PlainResolver`).
+#: No nested repetition, so matching is linear.
+_SEGMENT = r"[A-Za-z0-9_~-][A-Za-z0-9._~-]*"
+_PLAIN_REFERENCE = re.compile(rf"(/|(?:\.\./)*)({_SEGMENT}(?:/{_SEGMENT})*/?)(?:#.*)?", re.DOTALL)
+
+
+class _PlainResolver:
+    """Resolves the common references of a page without :func:`normalize`.
+
+    Built for one page from its base URL, which must be normalized, have no query or
+    fragment, and no empty segment in its path (``urljoin`` drops empty segments while
+    resolving, plain concatenation would not). Then, for a reference matching
+    :data:`_PLAIN_REFERENCE`, ``normalize(href, base)`` is exactly the origin, the base's
+    directory segments less one per leading ``../`` (never above the root, as RFC 3986
+    5.2.4 says) and the reference's path: its characters are all unreserved, it has no dot
+    segment, and the base's part is already in normal form (:func:`normalize` is
+    idempotent). A fragment-only or empty reference resolves to the base itself. Anything
+    else answers None and goes the slow way. Equality with :func:`normalize` is checked by
+    a property test. O(len(href)) per call; immutable, hence thread-safe.
+    """
+
+    __slots__ = ("base", "origin", "segments", "prefixes")
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        path_start = base.index("/", base.index("//") + 2)
+        self.origin = base[:path_start]
+        directory = base[path_start: base.rfind("/") + 1]  # "/a/b/"
+        self.segments = directory[1:-1].split("/") if directory != "/" else []
+        self.prefixes: dict[int, str] = {}  # number of ../ -> origin + remaining directory
+
+    @staticmethod
+    def for_base(base: str) -> _PlainResolver | None:
+        """A resolver for ``base``, or None when ``base`` does not qualify."""
+        if "?" in base or "#" in base or base.count("/") < 3 or normalize(base) != base:
+            return None
+        path = base[base.index("/", base.index("//") + 2):]
+        return None if "//" in path else _PlainResolver(base)
+
+    def resolve(self, href: str) -> str | None:
+        """``normalize(href, base)`` for a plain reference; None when ``href`` is not one."""
+        if not href or href[0] == "#":
+            return self.base
+        match = _PLAIN_REFERENCE.fullmatch(href)
+        if match is None:
+            return None
+        lead, path = match.groups()
+        if lead == "/":
+            return self.origin + "/" + path
+        ups = len(lead) // 3
+        prefix = self.prefixes.get(ups)
+        if prefix is None:
+            kept = self.segments[: max(len(self.segments) - ups, 0)]
+            prefix = self.prefixes[ups] = self.origin + "/" + "".join(s + "/" for s in kept)
+        return prefix + path
+
+
 def resolve_links(hrefs: Iterable[str | None], url: str, base_href: str | None) -> list[str]:
     """Normalize ``hrefs`` against the page URL (or its ``<base href>``), drop rejected
     ones, deduplicate keeping first occurrences. O(total length).
 
-    Pages repeat the same hrefs (navigation bars, indexes): each distinct href is normalized
-    once per page, and against the page's directory rather than the page itself where that
-    gives the same answer, so a bounded LRU cache serves every page of a directory. The cache
-    is thread-safe (``functools.lru_cache``).
+    Pages repeat the same hrefs (navigation bars, indexes): each distinct href is resolved
+    once per page. Most hrefs of real pages are plain relative paths or fragments, which a
+    :class:`_PlainResolver` resolves with string operations; the others go through
+    :func:`normalize`, against the page's directory rather than the page itself where that
+    gives the same answer, so a bounded LRU cache serves every page of a directory. The
+    cache is thread-safe (``functools.lru_cache``).
     """
     base = url
     if base_href:
         base = normalize(base_href, url) or url
+    plain = _PlainResolver.for_base(base)
     directory = _directory_of(base)
     seen: dict[str, None] = {}
     for href in dict.fromkeys(hrefs):
         if href is None:
             continue
-        stripped = href.strip()
-        against = directory if directory and stripped and stripped[0] not in "?#" else base
-        link = _normalize_cached(href, against)
+        link = plain.resolve(href) if plain is not None else None
+        if link is None:
+            against = directory if directory and not _resolves_to_base_path(href) else base
+            link = _normalize_cached(href, against)
         if link is not None:
             seen.setdefault(link, None)
     return list(seen)

@@ -147,3 +147,71 @@ def test_every_thread_parses_with_its_own_parser():
     assert len(seen) == 3
     assert all(a is b for a, b in seen)  # one per thread, kept
     assert len({id(a) for a, _ in seen}) == 3  # never shared
+
+
+# -- the plain-reference fast path must give exactly what normalize gives ----------------------
+
+_SEGMENTS = st.sampled_from(["a", "B.html", "x-y_z~", ".", "..", "", ".hidden", "%41", "%2e",
+                             "%7E", "c%20d", "é", "sp ace", "semi;p", "col:on", "q?x=1",
+                             "index.html", ";", ";x"])
+_PAGE_URLS = st.builds(
+    lambda scheme, host, port, segments, tail: f"{scheme}://{host}{port}/"
+    + "/".join(segments) + tail,
+    st.sampled_from(["http", "HTTP", "https"]),
+    st.sampled_from(["h.test", "H.Test", "127.0.0.1", "[::1]"]),
+    st.sampled_from(["", ":80", ":8000", ":443"]),
+    st.lists(_SEGMENTS, max_size=4),
+    st.sampled_from(["", "/", "?q=1", "#top", "?", ";p"]))
+_HREFS = st.one_of(
+    st.none(),
+    st.builds(lambda lead, segments, tail: lead + "/".join(segments) + tail,
+              st.sampled_from(["", "/", "../", "../../", "../../../../../", "./", "//",
+                               " ", "\t", "\x01", ";", "http://Other.TEST:80/", "mailto:",
+                               "?", "#", "http:", "HTTP:/", "https:", "a:"]),
+              st.lists(_SEGMENTS, max_size=4),
+              st.sampled_from(["", "/", "#frag", "#", "?q=1", "?q=1#f", "#a b", " ", "\n"])),
+    st.text(alphabet="abc./#?%:;@ \t\x01\u3000", max_size=12))
+
+
+@given(st.lists(_HREFS, max_size=10), _PAGE_URLS, st.one_of(st.none(), _HREFS))
+def test_resolving_equals_plain_normalization_for_any_reference(hrefs, page, base_href):
+    """The plain-reference fast path and the directory cache change no link."""
+    extract.clear_cache()
+    base = normalize(base_href, page) if base_href else None
+    against = base or page
+    expected: dict[str, None] = {}
+    for href in hrefs:
+        link = normalize(href, against) if href is not None else None
+        if link is not None:
+            expected.setdefault(link, None)
+    assert extract.resolve_links(hrefs, page, base_href) == list(expected)
+    assert extract.resolve_links(hrefs, page, base_href) == list(expected)
+
+
+@pytest.mark.parametrize(("base", "href", "expected"), [
+    ("http://h.test/a/b/page.html", "c.html#x", "http://h.test/a/b/c.html"),
+    ("http://h.test/a/b/page.html", "../c/d.html", "http://h.test/a/c/d.html"),
+    ("http://h.test/a/b/page.html", "../../../../c.html", "http://h.test/c.html"),
+    ("http://h.test/a/b/page.html", "/c.html", "http://h.test/c.html"),
+    ("http://h.test/a/b/page.html", "#top", "http://h.test/a/b/page.html"),
+    ("http://h.test/a/b/page.html", "", "http://h.test/a/b/page.html"),
+])
+def test_plain_resolver_resolves_plain_references(base, href, expected):
+    resolver = extract._PlainResolver.for_base(base)
+    assert resolver is not None
+    assert resolver.resolve(href) == expected == normalize(href, base)
+
+
+@pytest.mark.parametrize("base", ["http://H.test/a/", "http://h.test/a//b/p.html",
+                                  "http://h.test/a/?q=1", "http://h.test/a/p.html#x",
+                                  "http://h.test:80/a/"])
+def test_plain_resolver_refuses_bases_it_cannot_concatenate_onto(base):
+    assert extract._PlainResolver.for_base(base) is None
+
+
+@pytest.mark.parametrize("href", ["./c.html", "c/./d.html", "c//d.html", "%41.html", "c d.html",
+                                  " c.html", "?q=1", "c.html?q", "..", "../", "//other/x",
+                                  "http://h.test/x", "..c/../d"])
+def test_plain_resolver_leaves_other_references_to_normalize(href):
+    resolver = extract._PlainResolver.for_base("http://h.test/a/b/page.html")
+    assert resolver is not None and resolver.resolve(href) is None
