@@ -64,6 +64,7 @@ def _normalize_cached(href: str, base: str) -> str | None:
 def clear_cache() -> None:
     """Forget the normalized links of earlier pages (labs call it so each crawl starts cold)."""
     _normalize_cached.cache_clear()
+    _qualifying_directory.cache_clear()
 
 
 def _directory_of(base: str) -> str | None:
@@ -101,6 +102,19 @@ _SEGMENT = r"[A-Za-z0-9_~-][A-Za-z0-9._~-]*"
 _PLAIN_REFERENCE = re.compile(rf"(/|(?:\.\./)*)({_SEGMENT}(?:/{_SEGMENT})*/?)(?:#.*)?", re.DOTALL)
 
 
+_PLAIN_SEGMENT = re.compile(_SEGMENT)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _qualifying_directory(directory: str) -> bool:
+    """Whether ``directory`` (a URL ending in ``/``) is normalized with no empty segment
+    in its path, the condition of :class:`_PlainResolver`. Cached: a crawl visits many
+    pages per directory."""
+    if normalize(directory) != directory:
+        return False
+    return "//" not in directory[directory.index("/", directory.index("//") + 2):]
+
+
 class _PlainResolver:
     """Resolves the common references of a page without :func:`normalize`.
 
@@ -128,11 +142,17 @@ class _PlainResolver:
 
     @staticmethod
     def for_base(base: str) -> _PlainResolver | None:
-        """A resolver for ``base``, or None when ``base`` does not qualify."""
-        if "?" in base or "#" in base or base.count("/") < 3 or normalize(base) != base:
+        """A resolver for ``base``, or None when ``base`` does not qualify. A base made of
+        a qualifying directory (cached) and a plain file name qualifies too: the name
+        changes nothing that :func:`normalize` would rewrite."""
+        if "?" in base or "#" in base or base.count("/") < 3:
             return None
-        path = base[base.index("/", base.index("//") + 2):]
-        return None if "//" in path else _PlainResolver(base)
+        cut = base.rfind("/") + 1
+        if cut == len(base) or _PLAIN_SEGMENT.fullmatch(base, cut):
+            qualifies = _qualifying_directory(base[:cut])
+        else:
+            qualifies = _qualifying_directory(base[:cut]) and normalize(base) == base
+        return _PlainResolver(base) if qualifies else None
 
     def resolve(self, href: str) -> str | None:
         """``normalize(href, base)`` for a plain reference; None when ``href`` is not one."""

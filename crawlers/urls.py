@@ -138,13 +138,25 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+#: ``scheme://authority`` of a URL that :func:`urllib.parse.urlsplit` splits right there:
+#: lowercase http(s), then no character it would remove (tab, CR, LF) before the path.
+_PLAIN_ORIGIN = re.compile(r"https?://[^/?#\t\r\n]*(?=[/?#]|\Z)")
+
+
 class Scope:
     """Which URLs a crawl may follow: by default only those on the seed sites.
 
     ``Scope(seeds)`` keeps the sites of the seeds; ``extra_sites`` adds sites
-    (``host:port``); ``anywhere=True`` accepts every fetchable URL. Immutable after
-    construction, hence thread-safe; ``url in scope`` is O(len(url)).
+    (``host:port``); ``anywhere=True`` accepts every fetchable URL. ``url in scope`` is
+    O(len(url)); the answer depends only on the URL's scheme and authority, so it is
+    remembered per ``scheme://authority`` prefix (:data:`_PLAIN_ORIGIN`, at most
+    ``memo_size`` of them): a page's links are mostly on a few sites, and parsing each one
+    again cost more than the rest of the crawl loop. The sites never change after
+    construction; the memo is a dict whose reads and writes are atomic, and two threads
+    that miss at once both compute the same answer, hence thread-safe.
     """
+
+    memo_size = 4096
 
     def __init__(
         self, seeds: Iterable[str], *, extra_sites: Iterable[str] = (), anywhere: bool = False
@@ -154,12 +166,27 @@ class Scope:
             sites.add(site_of(seed))
         self.sites: frozenset[str] = frozenset(sites)
         self.anywhere = anywhere
+        self._memo: dict[str, bool] = {}  # scheme://authority -> in scope
 
-    def __contains__(self, url: str) -> bool:
+    def _site_in(self, url: str) -> bool:
         try:
-            return self.anywhere or site_of(url) in self.sites
+            return site_of(url) in self.sites
         except ValueError:
             return False
+
+    def __contains__(self, url: str) -> bool:
+        if self.anywhere:
+            return True
+        match = _PLAIN_ORIGIN.match(url) if isinstance(url, str) else None
+        if match is None:
+            return self._site_in(url)
+        origin = match.group()
+        known = self._memo.get(origin)
+        if known is None:
+            known = self._site_in(url)
+            if len(self._memo) < self.memo_size:
+                self._memo[origin] = known
+        return known
 
     def allows(self, url: str) -> bool:
         """Same as ``url in scope``."""
