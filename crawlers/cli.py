@@ -43,6 +43,8 @@ def _cmd_frontiers(args: argparse.Namespace) -> int:
         tags = [cls.ordering, "bounded" if cls.bounded else "unbounded"]
         if not cls.correct:
             tags.append("RACY")
+        if not frontier.is_live(cls):
+            tags.append("LOSES WAKE-UPS")
         print(f"{name:<{width}}  {description}  [{', '.join(tags)}]")
     return 0
 
@@ -78,6 +80,9 @@ def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--producers", type=non_negative_int, default=0, metavar="N",
                    help="N producer threads put the robots' new links back (the paper's "
                    "producer/consumer roles); default 0: each robot puts its own")
+    g.add_argument("--untimed-waits", action="store_true",
+                   help="threads wait in the frontier until woken instead of re-checking every "
+                   "50 ms (lets lost wake-ups show, e.g. with --frontier tanenbaum)")
     g.add_argument("--watchdog", type=positive, default=2.0, metavar="S",
                    help="report a deadlock when every robot is blocked this long (default: 2 s)")
     g = p.add_argument_group("when to stop")
@@ -95,7 +100,7 @@ def _cmd_crawl(args: argparse.Namespace) -> int:
     import json
 
     import frontier
-    from crawlers.crawl import Crawler
+    from crawlers.crawl import POLL, Crawler
     from crawlers.output import CrawlOutput
     from crawlers.targets import WebOptions, open_target
 
@@ -117,6 +122,7 @@ def _cmd_crawl(args: argparse.Namespace) -> int:
                 in_scope=target.in_scope, robots_allowed=target.robots_allowed,
                 politeness_wait=target.politeness_wait, sink=sink,
                 ground_truth=target.truth, watchdog=args.watchdog, producers=args.producers,
+                poll=None if args.untimed_waits else POLL,
             )
             progress = None if args.json else _progress_printer()
             if not args.json:
@@ -155,7 +161,9 @@ def _print_report(r) -> None:
 
     rows = [
         ("stopped by", r.stopped_by + ("  (DEADLOCK: every robot blocked in put)"
-                                       if r.deadlock else "")),
+                                       if r.deadlock else "")
+         + ("  (every robot asleep in get while URLs wait)"
+            if r.stopped_by == "lost-wakeup" else "")),
         ("seconds", f"{r.seconds:.2f}"),
         ("pages fetched N", str(r.pages_fetched)),
         ("unique pages I", str(r.unique_pages)),

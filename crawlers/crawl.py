@@ -53,10 +53,10 @@ from crawlers.fetch import Fetcher, FetchResult
 from crawlers.opic import Opic
 from crawlers.visited import RacyVisitedSet, VisitedSet
 
-__all__ = ["POLICIES", "CrawlReport", "Crawler", "GroundTruth"]
+__all__ = ["POLICIES", "POLL", "CrawlReport", "Crawler", "GroundTruth"]
 
 POLICIES = ("block", "spill", "drop")
-_POLL = 0.05  # seconds a robot waits in get/put before looking at the stop flag again
+POLL = 0.05  # seconds a robot waits in get/put before looking at the stop flag again
 
 IDLE, BUSY, BLOCKED = "idle", "busy", "blocked"
 
@@ -139,7 +139,10 @@ class Crawler:
     ``sink`` receives each :class:`FetchResult` and its new links (``sink.page(result)``,
     ``sink.edges(url, links)``; it must be thread-safe). ``ground_truth`` enables coverage and
     quality. ``timeline=True`` records ``(elapsed, url)`` for every fetch. ``producers``: see
-    the module docstring (0: robots put their own links).
+    the module docstring (0: robots put their own links). ``poll``: how long a thread waits in
+    the frontier before it looks again (at the stop flag, the spill store); ``None`` waits until
+    woken, as plain Python threads do, which lets a frontier's lost wake-ups show (the
+    frontier's ``close()`` at the end wakes everyone).
     """
 
     def __init__(
@@ -158,6 +161,7 @@ class Crawler:
         watchdog: float = 2.0,
         timeline: bool = False,
         producers: int = 0,
+        poll: float | None = POLL,
     ) -> None:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
@@ -185,6 +189,7 @@ class Crawler:
         self._fetch_once = VisitedSet() if self.priority else None
         self._spill: deque[tuple[str, float]] = deque()  # overflow of the `spill` policy
         self.producers = producers
+        self.poll = poll
         # Batches of new links from the robots to the producers (producers > 0 only).
         self._handoff: queue.SimpleQueue[list[tuple[str, float]]] = queue.SimpleQueue()
         self._stop = threading.Event()
@@ -234,14 +239,14 @@ class Crawler:
         if self._spill:
             self._refill()
         try:
-            url = self.frontier.get(timeout=_POLL)
+            url = self.frontier.get(timeout=self.poll)
         except frontier_pkg.Empty:
             try:
                 url, _ = self._spill.popleft()
             except IndexError:
                 return None
         if url is None:  # closed and drained
-            self._stop.wait(_POLL)
+            self._stop.wait(POLL)
             return None
         self._set_state(i, BUSY)
         return url
@@ -289,7 +294,7 @@ class Crawler:
             if self.when_full == "block":
                 while True:
                     try:
-                        f.put(url, p, timeout=_POLL)
+                        f.put(url, p, timeout=self.poll)
                         break
                     except frontier_pkg.Full:
                         self._set_state(i, BLOCKED)
@@ -374,7 +379,7 @@ class Crawler:
         """Take batches of new links from the hand-off and put them (state slot ``i``)."""
         while not self._stop.is_set():
             try:
-                pairs = self._handoff.get(timeout=_POLL)
+                pairs = self._handoff.get(timeout=POLL)
             except queue.Empty:
                 continue
             with self._work_lock:
@@ -386,20 +391,36 @@ class Crawler:
     # -- the conductor ------------------------------------------------------------------------
 
     def _watch(self) -> None:
-        """Stop on deadlock (every robot blocked in put) or on a stall (every robot idle on an
-        empty frontier while URLs are still counted as pending: they were lost)."""
+        """Stop when no thread has moved for a while and nothing will move it again:
+
+        * *deadlock*: every robot blocked in put on a full frontier, for ``watchdog`` s;
+        * *lost wake-up*: nobody busy for ``watchdog`` s, yet a waiter could proceed (a robot
+          idle in get while the frontier holds URLs, or a thread blocked in put while it has
+          room): the signal that should have woken it never came;
+        * *stall*: every thread idle on an empty frontier while URLs are still counted as
+          pending (a racy frontier lost them).
+        """
+        room = self.frontier.capacity if self.frontier.bounded else None
         while not self._stop.wait(0.05):
             now = time.monotonic()
             states, since = list(self._state), list(self._since)
-            robots, robot_since = states[: self.threads], since[: self.threads]
-            if all(s == BLOCKED for s in robots):
-                if now - max(robot_since) >= self.watchdog:
+            robots = states[: self.threads]
+            quiet = now - max(since)  # seconds since the last thread changed state
+            size = len(self.frontier)
+            if all(s == BLOCKED for s in robots) and (room is None or size >= room):
+                if now - max(since[: self.threads]) >= self.watchdog:
                     self._deadlock = True
-                    self._deadlock_after = round(max(robot_since) - self._t0, 4)
+                    self._deadlock_after = round(max(since[: self.threads]) - self._t0, 4)
                     self._finish("deadlock")
-            elif (all(s == IDLE for s in states) and len(self.frontier) == 0
+            elif BUSY not in states and (
+                (size > 0 and IDLE in robots)
+                or (room is not None and size < room and BLOCKED in states)
+            ):
+                if quiet >= self.watchdog:
+                    self._finish("lost-wakeup")
+            elif (all(s == IDLE for s in states) and size == 0
                   and not self._spill and self._handoff.empty()):
-                if now - max(since) >= max(0.5, 10 * _POLL):
+                if quiet >= max(0.5, 10 * POLL):
                     self._finish("stalled")
 
     def run(
@@ -422,6 +443,17 @@ class Crawler:
         seeds = [(u, p) for u, p in seeds if self.visited.claim(u)]
         if not seeds:
             self._finish("exhausted")
+        # The seeds that fit go in before the robots start (the paper's step 6); a seeder
+        # thread puts the rest, so that a full bounded frontier never blocks the conductor.
+        with self._work_lock:
+            self._pending += len(seeds)
+        placed = 0
+        for url, p in seeds:
+            try:
+                self.frontier.put(url, p, timeout=0)
+            except frontier_pkg.Full:
+                break
+            placed += 1
         robots = [
             threading.Thread(target=self._robot, args=(i,), name=f"robot-{i}", daemon=True)
             for i in range(self.threads)
@@ -433,8 +465,9 @@ class Crawler:
         ]
         for t in robots:
             t.start()
-        seeder = threading.Thread(target=self._enqueue, args=(None, seeds), daemon=True)
-        seeder.start()  # a full bounded frontier must not block the conductor
+        seeder = threading.Thread(target=self._put_all, args=(None, seeds[placed:]),
+                                  name="seeder", daemon=True)
+        seeder.start()
         watchdog = threading.Thread(target=self._watch, name="watchdog", daemon=True)
         watchdog.start()
         deadline = None if seconds is None else self._t0 + seconds

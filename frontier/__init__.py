@@ -21,13 +21,14 @@ from frontier.contract import (  # noqa: E402
     create,
     describe,
     info,
+    is_live,
     names,
     register,
 )
 
 # Registration order is the order of names(). Each import registers one strategy.
 from frontier import unsynchronized, lockfree, optimistic, semaphore  # noqa: E402, F401, I001
-from frontier import monitor, coarse, fine  # noqa: E402, F401, I001
+from frontier import monitor, tanenbaum, coarse, fine  # noqa: E402, F401, I001
 from frontier import heap, cbt, quickheap  # noqa: E402, F401, I001
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "create",
     "describe",
     "info",
+    "is_live",
     "names",
     "register",
 ]

@@ -52,6 +52,7 @@ __all__ = [
     "create",
     "describe",
     "info",
+    "is_live",
     "names",
     "register",
 ]
@@ -207,7 +208,9 @@ class Frontier(Protocol):
     Class attributes describe the strategy to the registry, the labs and the tests:
     ``name`` (the registry key), ``description`` (one line), ``ordering`` (``"fifo"`` or
     ``"priority"``), ``correct`` (``False`` only for the deliberately racy strategy) and
-    ``bounded`` (whether ``put`` can block for room).
+    ``bounded`` (whether ``put`` can block for room). An optional ``live`` (read it with
+    :func:`is_live`) is ``False`` for a strategy that can leave a thread asleep while there is
+    work for it (``tanenbaum``'s lost wake-ups).
     """
 
     name: ClassVar[str]
@@ -273,6 +276,11 @@ class Storage(Protocol):
 # Registry
 
 _REGISTRY: dict[str, type] = {}
+
+
+def is_live(cls: type) -> bool:
+    """Whether every wake-up of strategy ``cls`` arrives (its ``live`` attribute, default True)."""
+    return bool(getattr(cls, "live", True))
 
 
 def register(cls: type) -> type:

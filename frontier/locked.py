@@ -83,6 +83,18 @@ class LockedFrontier:
             self._stats.lock_waits += 1
         self._stats.lock_acquisitions += 1
 
+    # -- the signals (called with the lock held) -------------------------------------------
+
+    def _added(self, n: int) -> None:
+        """``n`` URLs were just added: wake up to ``n`` sleeping getters, one per URL."""
+        if self._not_empty.sleepers:
+            self._not_empty.notify(n)
+
+    def _taken(self, n: int) -> None:
+        """``n`` URLs were just taken: wake up to ``n`` sleeping putters, one per free slot."""
+        if self._not_full.sleepers:
+            self._not_full.notify(n)
+
     # -- the contract -----------------------------------------------------------------------
 
     def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
@@ -103,8 +115,7 @@ class LockedFrontier:
             self._storage.push(url, priority)
             self._size += 1
             self._stats.puts += 1
-            if self._not_empty.sleepers:
-                self._not_empty.notify()
+            self._added(1)
         finally:
             self._mutex.release()
 
@@ -124,8 +135,7 @@ class LockedFrontier:
             url = self._storage.pop()
             self._size -= 1
             self._stats.gets += 1
-            if self._not_full.sleepers:
-                self._not_full.notify()
+            self._taken(1)
             return url
         finally:
             self._mutex.release()
@@ -151,8 +161,7 @@ class LockedFrontier:
                 self._size += room
                 self._stats.puts += room
                 start += room
-                if self._not_empty.sleepers:
-                    self._not_empty.notify(room)
+                self._added(room)
         finally:
             self._mutex.release()
 
@@ -164,8 +173,8 @@ class LockedFrontier:
             urls = self._storage.pop_many(r)
             self._size -= len(urls)
             self._stats.gets += len(urls)
-            if urls and self._not_full.sleepers:
-                self._not_full.notify(len(urls))
+            if urls:
+                self._taken(len(urls))
             return urls  # type: ignore[return-value]
         finally:
             self._mutex.release()

@@ -9,7 +9,7 @@ from typing import Any
 
 import frontier
 from crawlers import webgen
-from crawlers.crawl import Crawler, CrawlReport, GroundTruth
+from crawlers.crawl import POLL, Crawler, CrawlReport, GroundTruth
 from crawlers.simfetch import SimulatedFetcher
 
 __all__ = ["cpu_ceiling", "make_frontier", "make_web", "sim_crawl"]
@@ -45,14 +45,16 @@ def sim_crawl(
     seed: int = 1,
     timeline: bool = False,
     producers: int = 0,
+    poll: float | None = POLL,
+    watchdog: float = 0.5,
 ) -> CrawlReport:
     """Crawl ``web`` through the simulated fetcher and return the report."""
     fetcher = SimulatedFetcher(web, latency=latency, seed=seed)
     truth = GroundTruth(web.size, web.pagerank(), fetcher.addressing.page_of)
     crawler = Crawler(
         fetcher, make_frontier(name, capacity), fetcher.seed_urls(), threads=threads,
-        when_full=when_full, ground_truth=truth, timeline=timeline, watchdog=0.5,
-        producers=producers,
+        when_full=when_full, ground_truth=truth, timeline=timeline, watchdog=watchdog,
+        producers=producers, poll=poll,
     )
     return crawler.run(seconds=seconds, max_pages=max_pages)
 

@@ -1,82 +1,142 @@
-"""Frontier capacity 10, 20, 30 against threads: the paper's ``block`` policy with the robots
-putting their own links, ``block`` with separate producer threads, and ``spill``.
+"""Frontier capacity 10, 20, 30 against threads: the monitor's plunge at twice the capacity
+(the threading paper's Figures 16-18), its cause, and the deadlock that is *not* its cause.
 
-The threading paper's Figures 16-18 show a bounded monitor frontier whose throughput follows the
-thread count and then plunges at about twice the capacity. Its pseudo-code gives every crawler
-thread both roles: take a URL, crawl it, parse it, add the new links (``--producers 0``). A page
-yields several new links for the one it consumed, so the frontier fills; with ``block`` a robot
-that finds it full waits for room, but room is only made by robots that take URLs. As soon as
-every robot waits to put, nobody takes: a deadlock, which the watchdog reports. On this web it
-comes after about one page per robot, at *every* thread count and capacity: the cycle closes as
-soon as the backlog of discovered URLs outgrows the frontier plus what the robots can hold.
+**The plunge.** The paper's architecture has two procedures: crawler threads take URLs and
+fetch (consumers), and ``add_url_to_frontier`` loops put the parsed links back (producers); its
+monitor waits on ``full`` and ``empty``. Here half the threads are robots and half are producers
+(``--threads T/2 --producers T/2``), ``block`` makes a producer wait for room, and threads wait
+until woken, as plain Python threads do (``--untimed-waits``). Three bounded frontiers take the
+part of the paper's: ``semaphore``, ``monitor`` (a signal for every URL added or taken) and
+``tanenbaum``, the monitor of the textbook the paper cites, which signals only when the buffer
+stops being empty or full. With that monitor, a robot that finds the frontier empty sleeps, and
+the next insert wakes it only if the frontier was empty just before; the inserts that follow wake
+nobody. While the robots are no more than the slots (``T/2 <= C``) a robot almost never finds
+the frontier empty, because the producers keep it full. Past that, the robots that return
+together outnumber the URLs in it, some go to sleep, and each sleeper is woken only by the rare
+empty-to-non-empty edge: lost wake-ups pile up and pages per second plunge, at ``T`` about
+``2C``. A semaphore remembers every ``V``, and the per-URL monitor wakes a sleeper per URL, so
+neither plunges. The paper averaged its 3 s slices over several runs; the full mode does too.
 
-The paper's text (its Figure 11) names other roles: the parser is the producer, the crawler
-threads are consumers. The second series gives the robots only the consumer role: they hand
-their new links to one producer thread (``--producers 1``) that puts them, waiting for room.
-Nothing waits for a producer, so the wait-for graph is a chain and ``block`` cannot deadlock;
-the URLs that do not fit wait in the hand-off (``handoff_peak``) and throughput follows T/L, as
-with ``spill``, which sends what does not fit to an overflow store.
-
-Neither architecture shows the paper's onset at twice the capacity: with producers there is no
-plunge at all, without them it is there from one thread. The instructor notes discuss what that
-says about the paper's crawler. The lab counts the pages crawled in the slice, as the paper did,
-and ``deadlock_after``, the seconds until the last robot blocked.
+**The deadlock.** The paper's pseudo-code alternatively reads as robots that put their own
+links (``--producers 0``). With ``block`` those deadlock at every thread count and capacity,
+after about one page per robot: a page yields more new links than the one URL it consumed, and
+when every robot waits for room nobody is left to take. The watchdog reports it; ``spill``
+(an unbounded overflow beside the frontier) removes it. That is the second figure: a deadlock
+from the first thread on cannot be the paper's plunge, which began at twice the capacity.
 """
 
 from __future__ import annotations
 
+from statistics import mean
+
 from labs.crawlbench import make_web, sim_crawl, summary
 from labs.harness import Lab
 
-SERIES = (  # (label, when_full, producers)
-    ("block, robots put (pseudo-code)", "block", 0),
-    ("block, 1 producer (Figure 11 roles)", "block", 1),
-    ("spill", "spill", 0),
-)
+CAPACITIES = (10, 20, 30)
+PLUNGE_FRONTIERS = ("semaphore", "monitor", "tanenbaum")
+LATENCY = 0.02
+
+
+def plunge_rows(lab: Lab, web, threads, seconds: float, repeats: int) -> list[dict]:
+    """Pages in the slice with half robots, half producers, block and untimed waits; the mean
+    of ``repeats`` runs per point (the paper's averaging)."""
+    rows = []
+    for name in PLUNGE_FRONTIERS:
+        for cap in CAPACITIES:
+            for t in threads:
+                runs = [sim_crawl(web, name, t // 2, latency=LATENCY, seconds=seconds,
+                                  capacity=cap, when_full="block", producers=t - t // 2,
+                                  poll=None, seed=lab.seed + k) for k in range(repeats)]
+                row = summary(runs[0], experiment="plunge", when_full="block", capacity=cap,
+                              total_threads=t, latency=LATENCY, repeats=repeats)
+                row["pages_fetched"] = mean(r.pages_fetched for r in runs)
+                row["pages_per_second"] = mean(r.pages_per_second for r in runs)
+                row["pages_min"] = min(r.pages_fetched for r in runs)
+                rows.append(row)
+    return rows
+
+
+def own_links_rows(lab: Lab, web, threads, seconds: float) -> list[dict]:
+    """Robots that put their own links: ``block`` against ``spill``."""
+    rows = []
+    for policy in ("block", "spill"):
+        for cap in CAPACITIES:
+            for t in threads:
+                r = sim_crawl(web, "monitor", t, latency=LATENCY, seconds=seconds,
+                              capacity=cap, when_full=policy, seed=lab.seed, watchdog=0.2)
+                rows.append(summary(r, experiment="own-links", when_full=policy, capacity=cap,
+                                    total_threads=t, latency=LATENCY, repeats=1))
+    return rows
 
 
 def main(argv=None) -> int:
     lab = Lab("crawl-capacity", __doc__, argv)
-    capacities = (10, 20, 30)
-    threads = (1, 4, 16, 32, 64) if lab.quick else (1, 2, 4, 8, 16, 24, 32, 48, 64)
-    seconds = 1.0 if lab.quick else 3.0
-    latency = 0.02
+    if lab.quick:
+        threads, own_threads, seconds, repeats = (16, 32, 48, 64, 96), (1, 8, 64), 0.6, 2
+    else:
+        threads = (4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128)
+        own_threads, seconds, repeats = (1, 2, 4, 8, 16, 32, 64), 3.0, 3
     web = make_web(pages=40_000, sites=40, seed=lab.seed)
-    rows = []
-    for label, policy, producers in SERIES:
-        for cap in capacities:
-            for t in threads:
-                r = sim_crawl(web, "monitor", t, latency=latency, seconds=seconds,
-                              capacity=cap, when_full=policy, producers=producers,
-                              seed=lab.seed)
-                rows.append(summary(r, series=label, capacity=cap, when_full=policy,
-                                    latency=latency))
-    lab.write_csv(rows)
-    lab.table(rows, ["series", "capacity", "threads", "pages_fetched", "pages_per_second",
-                     "deadlock", "deadlock_after", "handoff_peak"])
-    for label, _, _ in SERIES:
-        mine = [r for r in rows if r["series"] == label]
-        stuck = sum(1 for r in mine if r["deadlock"])
-        print(f"# {label}: {stuck} of {len(mine)} crawls deadlocked")
+    plunge = plunge_rows(lab, web, threads, seconds, repeats)
+    own = own_links_rows(lab, web, own_threads, seconds)
+    lab.write_csv(plunge + own)
+    lab.table(plunge, ["when_full", "frontier", "capacity", "total_threads", "threads",
+                       "producers", "pages_fetched", "pages_min", "frontier_condition_waits"])
+    lab.table(own, ["when_full", "capacity", "threads", "pages_fetched", "deadlock",
+                    "deadlock_after", "stopped_by"])
+    for cap in CAPACITIES:
+        mine = {(r["frontier"], r["total_threads"]): r["pages_fetched"] for r in plunge
+                if r["capacity"] == cap}
+        ratios = [mine[("tanenbaum", t)] / mine[("monitor", t)] for t in threads]
+        # the onset: the first thread count from which tanenbaum stays below 80% of monitor
+        onset = next((t for k, t in enumerate(threads) if all(x < 0.8 for x in ratios[k:])),
+                     None)
+        print(f"# capacity {cap}: tanenbaum/monitor pages "
+              + " ".join(f"{t}:{x:.2f}" for t, x in zip(threads, ratios))
+              + f"; below 0.8 from {onset} threads on (2 x capacity = {2 * cap}; the paper: "
+              f"about 2 x capacity)")
+    stuck = [r for r in own if r["when_full"] == "block"]
+    print(f"# robots putting their own links, block: {sum(r['deadlock'] for r in stuck)} of "
+          f"{len(stuck)} crawls deadlocked; spill: "
+          f"{sum(r['deadlock'] for r in own if r['when_full'] == 'spill')}")
+
     fig, axes = lab.figure(
-        f"monitor frontier, {seconds:g} s slices, L = {latency * 1000:g} ms",
-        "robot threads", "pages crawled in the slice", ncols=len(SERIES), size=(13, 4.4))
-    top = max(r["pages_fetched"] for r in rows)
-    for ax, (label, _, _) in zip(axes, SERIES):
-        for cap in capacities:
-            mine = [r for r in rows if r["series"] == label and r["capacity"] == cap]
+        f"half robots, half producers, block, untimed waits; {seconds:g} s slices, "
+        f"L = {LATENCY * 1000:g} ms" + (f", mean of {repeats}" if repeats > 1 else ""),
+        "threads (robots + producers)", "pages crawled in the slice", ncols=len(CAPACITIES),
+        size=(13, 4.4))
+    top = max(r["pages_fetched"] for r in plunge)
+    for ax, cap in zip(axes, CAPACITIES):
+        for name in PLUNGE_FRONTIERS:
+            mine = [r for r in plunge if r["frontier"] == name and r["capacity"] == cap]
+            ax.plot([r["total_threads"] for r in mine], [r["pages_fetched"] for r in mine],
+                    marker="o", label=name)
+        ax.axvline(2 * cap, color="grey", linestyle=":", label="2 x capacity")
+        ax.set_title(f"frontier capacity {cap}", fontsize=10)
+        ax.set_ylim(0, top * 1.1)
+        ax.legend(fontsize=8)
+    lab.save(fig)
+
+    fig, axes = lab.figure(
+        f"robots putting their own links, monitor; {seconds:g} s slices", "robot threads",
+        "pages crawled in the slice", ncols=2, size=(10, 4.2))
+    top = max(r["pages_fetched"] for r in own)
+    for ax, policy in zip(axes, ("block", "spill")):
+        for cap in CAPACITIES:
+            mine = [r for r in own if r["when_full"] == policy and r["capacity"] == cap]
             ax.plot([r["threads"] for r in mine], [r["pages_fetched"] for r in mine],
                     marker="o", label=f"capacity {cap}")
             dead = [r for r in mine if r["deadlock"]]
             ax.plot([r["threads"] for r in dead], [r["pages_fetched"] for r in dead],
                     marker="x", color="k", linestyle="", markersize=8)
-        ax.set_title(label, fontsize=9)
+        ax.set_title(f"when full: {policy}" + (" (x: deadlock)" if policy == "block" else ""),
+                     fontsize=10)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_ylim(0.8, top * 1.5)  # one scale for all panels: the collapse must show
-        ax.set_xticks(threads, [str(t) for t in threads])
-        ax.legend(fontsize=8, title="x: deadlock", title_fontsize=8)
-    lab.save(fig)
+        ax.set_ylim(0.8, top * 1.5)  # one scale for both panels: the collapse must show
+        ax.set_xticks(own_threads, [str(t) for t in own_threads])
+        ax.legend(fontsize=8)
+    lab.save(fig, "crawl-capacity-deadlock")
     return lab.done()
 
 

@@ -16,6 +16,7 @@ import frontier
 from crawlers import webgen
 from crawlers.crawl import Crawler, GroundTruth
 from crawlers.simfetch import SimulatedFetcher
+from frontier.monitor import MonitorFrontier
 from tests.helpers import CORRECT
 
 
@@ -95,6 +96,40 @@ def test_the_same_crawl_without_producers_deadlocks(web):
                      watchdog=0.5).run(seconds=30)
     assert report.deadlock and report.deadlock_after is not None
     assert 0 <= report.deadlock_after < report.seconds
+
+
+class _NeverWakes(MonitorFrontier):
+    """A frontier whose getters sleep until ``close`` whatever it holds: every wake-up lost."""
+
+    def get(self, timeout=None):
+        with self._mutex:
+            while not self._closed:
+                self._not_empty.wait()
+        return None
+
+
+@pytest.mark.timeout(60)
+def test_the_watchdog_reports_robots_asleep_beside_waiting_urls(web):
+    """Untimed waits on a frontier that loses every wake-up: the crawl must not hang; the
+    watchdog sees every robot idle while the frontier holds URLs."""
+    fetcher = SimulatedFetcher(web, latency=0.0, seed=1)
+    crawler = Crawler(fetcher, _NeverWakes(), fetcher.seed_urls(), threads=4, watchdog=0.3,
+                      poll=None)
+    t0 = time.monotonic()
+    report = crawler.run()
+    assert report.stopped_by == "lost-wakeup" and report.pages_fetched == 0
+    assert time.monotonic() - t0 < 10
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", ["monitor", "semaphore"])
+def test_untimed_waits_crawl_everything_with_a_live_frontier(name, web):
+    f = frontier.create(name, capacity=5)
+    fetcher = SimulatedFetcher(web, latency=0.0, seed=1)
+    report = Crawler(fetcher, f, fetcher.seed_urls(), threads=8, producers=4,
+                     when_full="block", poll=None).run(seconds=60)
+    assert report.stopped_by == "exhausted"
+    assert report.pages_fetched == report.unique_pages == web.size
 
 
 def test_producers_must_not_be_negative(web):

@@ -133,3 +133,34 @@ def test_correct_under_a_tiny_switch_interval(name, tiny_switch_interval):
     put, got = _move(f, 4, 4, 8_000)
     assert got == put, "lost or duplicated URLs"
     f._check()
+
+
+def _sleepers_then_three_urls(name: str):
+    """Three getters asleep on an empty frontier, then three URLs in one ``put_many``: how many
+    URLs are still waiting after a moment, and what each getter got once ``close`` woke all."""
+    f = make(name, capacity=10)
+    got: list[str | None] = []
+    takers = [start_thread(lambda: got.append(f.get())) for _ in range(3)]
+    deadline = time.monotonic() + 5
+    while f._not_empty.sleepers < 3:  # all three asleep before anything arrives
+        assert time.monotonic() < deadline, "the getters never went to sleep"
+        time.sleep(0.005)
+    f.put_many([("a", 0.0), ("b", 0.0), ("c", 0.0)])
+    time.sleep(0.3)
+    waiting = len(f)
+    f.close()
+    join_all(takers, timeout=5)
+    return waiting, got
+
+
+def test_the_monitor_wakes_one_getter_per_url():
+    waiting, got = _sleepers_then_three_urls("monitor")
+    assert waiting == 0 and sorted(got) == ["a", "b", "c"]
+
+
+def test_tanenbaum_loses_wake_ups_but_no_url():
+    """Edge-only signalling: the batch made the frontier non-empty once, so one getter woke and
+    two URLs waited beside two sleeping getters until ``close`` woke them."""
+    waiting, got = _sleepers_then_three_urls("tanenbaum")
+    assert waiting == 2
+    assert sorted(u for u in got if u is not None) == ["a", "b", "c"]
