@@ -213,6 +213,7 @@ class Crawler:
         self._deadlock = False
         self._deadlock_after: float | None = None  # seconds from start to the last robot blocking
         self._t0 = 0.0
+        self._last_page = 0.0  # monotonic time the last counted page was recorded
 
     # -- the robots ---------------------------------------------------------------------------
 
@@ -336,15 +337,17 @@ class Crawler:
         links = result.links
         if self.in_scope is not None:
             links = [u for u in links if self.in_scope(u)]
+        now = time.monotonic()
         with self._work_lock:
             self._n += 1
+            self._last_page = max(self._last_page, now)
             self._per_thread[i] += 1
             self._fetched.add(url)
             self._links += len(result.links)
             if result.error:
                 self._errors[result.error] += 1
             if self.record_timeline:
-                self._timeline.append((time.monotonic() - self._t0, url))
+                self._timeline.append((now - self._t0, url))
         if self.sink is not None:
             self.sink.page(result)
             self.sink.edges(url, result.links)
@@ -484,10 +487,14 @@ class Crawler:
             self._finish("interrupted")
         finally:
             self._stop.set()
-            elapsed = time.monotonic() - self._t0
+            stopped = time.monotonic()
             self.frontier.close()
             for t in [*robots, seeder, watchdog]:
                 t.join(timeout=max(5.0, 3 * self.watchdog))
+        # Pages in flight when the crawl stopped are still counted when they land, so the clock
+        # runs until the last of them: pages per second never count a page without its time.
+        with self._work_lock:
+            elapsed = max(stopped, self._last_page) - self._t0
         return self._report(elapsed)
 
     def _report(self, elapsed: float | None = None) -> CrawlReport:

@@ -154,6 +154,15 @@ def test_max_pages_is_a_strict_budget(web):
 
 
 @pytest.mark.timeout(60)
+def test_the_clock_covers_every_counted_page(web):
+    """Pages still in flight when the budget ends the crawl land later and are counted; the
+    reported seconds must run until the last of them, or pages per second is flattered."""
+    report = _crawler("monitor", 8, web, latency=0.05, timeline=True).run(max_pages=20)
+    assert report.pages_fetched == 20 and len(report.timeline) == 20
+    assert report.seconds >= max(t for t, _ in report.timeline) - 1e-3  # seconds has 4 decimals
+
+
+@pytest.mark.timeout(60)
 @pytest.mark.parametrize("name", [n for n in frontier.names()
                                   if frontier.info(n).ordering == "priority"])
 def test_priority_order_finds_important_pages_first(name):
