@@ -35,3 +35,17 @@ def join_all(threads, timeout: float) -> None:
         t.join(max(0.0, deadline - time.monotonic()))
     stuck = [t.name for t in threads if t.is_alive()]
     assert not stuck, f"threads still running after {timeout} s (deadlock?): {stuck}"
+
+
+def raw_get(port: int, target: str, timeout: float = 3.0) -> tuple[int, bytes]:
+    """Status and body of one request sent exactly as written (no client-side normalization),
+    on its own connection to 127.0.0.1, read until the server closes it."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body

@@ -4,23 +4,12 @@ file outside the root, and the cache stays within its bounds."""
 from __future__ import annotations
 
 import os
-import socket
 
 import pytest
 
 from crawlers.httpd import DirectorySite
 from crawlers.server import WebServer
-
-
-def raw_get(port: int, target: str) -> tuple[int, bytes]:
-    """Status and body of one request on its own connection (read until the server closes)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=3.0) as s:
-        s.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    return int(head.split(b" ", 2)[1]), body
+from tests.helpers import raw_get
 
 
 @pytest.fixture()

@@ -16,17 +16,7 @@ import requests
 from crawlers.fetch import HttpFetcher
 from crawlers.server import ServerError, WebServer, add_serve_arguments, run_serve
 from crawlers.webgen import generate
-
-
-def raw_get(port: int, target: str, timeout: float = 3.0) -> tuple[int, bytes]:
-    """Send a request line exactly as written (no client-side normalization)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-        s.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    return int(head.split(b" ", 2)[1]), body
+from tests.helpers import raw_get
 
 
 @pytest.fixture(scope="module")
