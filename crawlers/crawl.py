@@ -293,17 +293,8 @@ class Crawler:
             return
         for url, p in pairs:
             if self.when_full == "block":
-                while True:
-                    try:
-                        f.put(url, p, timeout=self.poll)
-                        break
-                    except frontier_pkg.Full:
-                        self._set_state(i, BLOCKED)
-                        if self._stop.is_set():
-                            return
-                    except frontier_pkg.Closed:
-                        return
-                self._set_state(i, BUSY)
+                if not self._put_waiting(i, url, p):
+                    return
             else:
                 try:
                     f.put(url, p, timeout=0)
@@ -318,6 +309,35 @@ class Crawler:
                         self._done()
                 except frontier_pkg.Closed:
                     return
+
+    def _put_waiting(self, i: int | None, url: str, p: float) -> bool:
+        """Put one URL, waiting for room (``BLOCKED`` while it waits); False once stopped.
+
+        An untimed put never raises ``Full``, so it is tried without waiting first: a thread
+        asleep in put must show ``BLOCKED``, or the watchdog takes it for a busy one and a
+        deadlock or a lost wake-up in put goes unreported (the crawl would never end)."""
+        f = self.frontier
+        timeout = self.poll
+        if timeout is None:
+            try:
+                f.put(url, p, timeout=0)
+                return True
+            except frontier_pkg.Full:
+                self._set_state(i, BLOCKED)
+            except frontier_pkg.Closed:
+                return False
+        while True:
+            try:
+                f.put(url, p, timeout=timeout)
+                break
+            except frontier_pkg.Full:
+                self._set_state(i, BLOCKED)
+                if self._stop.is_set():
+                    return False
+            except frontier_pkg.Closed:
+                return False
+        self._set_state(i, BUSY)
+        return True
 
     def _take_budget(self) -> bool:
         with self._work_lock:

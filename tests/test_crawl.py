@@ -121,6 +121,39 @@ def test_the_watchdog_reports_robots_asleep_beside_waiting_urls(web):
     assert time.monotonic() - t0 < 10
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", ["monitor", "semaphore"])
+def test_the_watchdog_reports_the_block_deadlock_with_untimed_waits(name, web):
+    """An untimed put never raises ``Full``: the robots asleep in it must still show as
+    blocked, or the deadlock goes unreported and a crawl without a time slice never ends."""
+    f = frontier.create(name, capacity=2)
+    fetcher = SimulatedFetcher(web, latency=0.0, seed=1)
+    t0 = time.monotonic()
+    report = Crawler(fetcher, f, fetcher.seed_urls(), threads=4, when_full="block",
+                     watchdog=0.3, poll=None).run(seconds=20)
+    assert report.deadlock and report.stopped_by == "deadlock"
+    assert time.monotonic() - t0 < 10
+
+
+class _PuttersNeverWake(MonitorFrontier):
+    """A frontier that never wakes a putter asleep on a full frontier: lost wake-ups in put."""
+
+    def _taken(self, n):
+        pass
+
+
+@pytest.mark.timeout(60)
+def test_the_watchdog_reports_producers_asleep_beside_free_room(web):
+    """Producers asleep in an untimed put while the robots drained the frontier: nobody will
+    wake them, so the watchdog must end the crawl (it used to wait for the time slice)."""
+    fetcher = SimulatedFetcher(web, latency=0.0, seed=1)
+    t0 = time.monotonic()
+    report = Crawler(fetcher, _PuttersNeverWake(capacity=2), fetcher.seed_urls(), threads=2,
+                     producers=2, when_full="block", watchdog=0.3, poll=None).run(seconds=20)
+    assert report.stopped_by == "lost-wakeup" and not report.deadlock
+    assert time.monotonic() - t0 < 10
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name", ["monitor", "semaphore"])
 def test_untimed_waits_crawl_everything_with_a_live_frontier(name, web):
