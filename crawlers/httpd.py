@@ -80,27 +80,30 @@ class Response:
     reset: bool = False
 
 
-def _safe_file(root: Path, raw_path: str) -> tuple[int, Path | None]:
-    """Map a request path to a file under ``root``: ``(200, path)``, ``(403, None)`` for a
-    traversal attempt, ``(404, None)`` when missing. O(path length + depth)."""
+def _safe_file(root: Path, raw_path: str) -> tuple[int, Path | None, Path | None]:
+    """Map a request path to a file under ``root``: ``(200, path, named)``, ``(403, None,
+    None)`` for a traversal attempt, ``(404, None, None)`` when missing. ``path`` is resolved
+    (links followed); ``named`` is the same file as the request names it, links unresolved,
+    so that ``os.stat(named)`` follows them again. O(path length + depth)."""
     parts = []
     for raw in raw_path.split("/"):
         segment = unquote(raw)
         if segment in ("..", ".") or any(c in segment for c in "/\\\x00"):
-            return 403, None
+            return 403, None, None
         if segment:
             parts.append(segment)
     candidate = root.joinpath(*parts)
     try:
         resolved = candidate.resolve(strict=True)
     except (OSError, RuntimeError):
-        return 404, None
+        return 404, None, None
     if resolved != root and root not in resolved.parents:
-        return 403, None  # e.g. a symlink pointing out of the tree
+        return 403, None, None  # e.g. a symlink pointing out of the tree
     if resolved.is_dir():
         index = resolved / "index.html"
-        return (200, index) if index.is_file() else (200, resolved)
-    return 200, resolved
+        if index.is_file():
+            return 200, index, candidate / "index.html"
+    return 200, resolved, candidate
 
 
 class Site:
@@ -189,10 +192,11 @@ class DirectorySite(Site):
     :attr:`cache_max_total` bytes in all), keyed by the request path, so a page asked again
     costs one ``stat`` instead of the path checks, ``realpath`` and a read (measured: 142 ->
     about 5 microseconds). Invariant: an entry maps a request path that passed the
-    traversal checks to the resolved file, that file's ``(mtime_ns, size, inode)`` when it was
-    read, and the response made of it; it is used only while ``stat`` of the file (following
-    links) still gives that key, so an edited, replaced or deleted file, or one swapped for a
-    link, goes the slow way again (checks included). Event-loop thread only, like the server.
+    traversal checks to the file as the path names it (links unresolved), that file's
+    ``(mtime_ns, size, inode)`` when it was read, and the response made of it; it is used only
+    while ``stat`` of that name (following links again) still gives that key, so an edited,
+    replaced or deleted file, one swapped for a link, or a link on the way pointed elsewhere,
+    goes the slow way again (checks included). Event-loop thread only, like the server.
     """
 
     cache_max_file = 1 << 20
@@ -213,7 +217,7 @@ class DirectorySite(Site):
         if fault is not None:
             return _fault_response(fault) if fault not in (
                 Fault.REDIRECT_CHAIN, Fault.REDIRECT_LOOP) else Response(404)
-        status, target = _safe_file(self.root, path)
+        status, target, named = _safe_file(self.root, path)
         if target is None:
             return Response(status, render.small_page(_REASONS[status]))
         if target.is_dir():
@@ -231,7 +235,7 @@ class DirectorySite(Site):
         except OSError:
             return Response(404, render.small_page("Not found"))
         response = Response(body=body, content_type=kind)
-        self._remember(path, str(target), (info.st_mtime_ns, info.st_size, info.st_ino),
+        self._remember(path, str(named), (info.st_mtime_ns, info.st_size, info.st_ino),
                        response)
         return response
 

@@ -95,3 +95,26 @@ def test_cached_pages_over_http_keep_their_headers(root):
         _rewrite(root / "big.html", "<p>small now</p>")
         assert raw_get(port, "/big.html") == (200, b"<p>small now</p>")
         assert raw_get(port, "/missing.html")[0] == 404
+
+
+def test_a_retargeted_link_serves_its_new_target(root):
+    """The cache must check the file the request path names now, not the one it named when
+    it was read: a link (to a file, or a directory on the way) pointed elsewhere changes the
+    answer, even though the old target is untouched."""
+    (root / "c").mkdir()
+    (root / "d").mkdir()
+    (root / "c" / "x.html").write_text("<p>old target</p>")
+    (root / "d" / "x.html").write_text("<p>new target</p>")
+    (root / "dir").symlink_to(root / "c")
+    (root / "file.html").symlink_to(root / "c" / "x.html")
+    site = DirectorySite(0, str(root))
+    assert site.respond("/dir/x.html", "").body == b"<p>old target</p>"
+    assert site.respond("/file.html", "").body == b"<p>old target</p>"
+    for link, new in (("dir", root / "d"), ("file.html", root / "d" / "x.html")):
+        (root / link).unlink()
+        (root / link).symlink_to(new)
+    assert site.respond("/dir/x.html", "").body == b"<p>new target</p>"
+    assert site.respond("/file.html", "").body == b"<p>new target</p>"
+    (root / "file.html").unlink()
+    (root / "file.html").symlink_to(root.parent / "outside.html")
+    assert site.respond("/file.html", "").status == 403
