@@ -309,6 +309,11 @@ class Crawler:
                         self._done()
                 except frontier_pkg.Closed:
                     return
+        if self._spill and self.poll is None:
+            # The robots may have emptied the frontier and gone to sleep in an untimed get
+            # between our Full and our append, and nothing would wake them: refill now (if it
+            # is still full, a robot that takes from it comes back to refill after this append).
+            self._refill()
 
     def _put_waiting(self, i: int | None, url: str, p: float) -> bool:
         """Put one URL, waiting for room (``BLOCKED`` while it waits); False once stopped.

@@ -15,6 +15,7 @@ import pytest
 import frontier
 from crawlers import webgen
 from crawlers.crawl import Crawler, GroundTruth
+from crawlers.fetch import FetchResult
 from crawlers.simfetch import SimulatedFetcher
 from frontier.monitor import MonitorFrontier
 from tests.helpers import CORRECT
@@ -152,6 +153,35 @@ def test_the_watchdog_reports_producers_asleep_beside_free_room(web):
                      producers=2, when_full="block", watchdog=0.3, poll=None).run(seconds=20)
     assert report.stopped_by == "lost-wakeup" and not report.deadlock
     assert time.monotonic() - t0 < 10
+
+
+class _SlowToSpill(MonitorFrontier):
+    """A monitor whose putter is descheduled for a moment after ``Full``, before it can
+    spill: the window in which the robots drain the frontier and go to sleep."""
+
+    def put(self, url, priority=0.0, timeout=None):
+        try:
+            super().put(url, priority, timeout)
+        except frontier.Full:
+            time.sleep(0.3)
+            raise
+
+
+class _TwoLinksFromTheSeed:
+    def fetch(self, url):
+        links = ["http://h/1", "http://h/2"] if url == "http://h/" else []
+        return FetchResult(url=url, final_url=url, status=200, links=links)
+
+
+@pytest.mark.timeout(60)
+def test_a_url_spilled_while_the_robots_sleep_is_still_crawled():
+    """A producer spills a URL after the robot emptied the frontier and fell asleep in an
+    untimed get: the spill must reach the frontier (and wake the robot) all the same."""
+    crawler = Crawler(_TwoLinksFromTheSeed(), _SlowToSpill(capacity=1), ["http://h/"],
+                      threads=1, producers=1, when_full="spill", watchdog=0.3, poll=None)
+    report = crawler.run(seconds=10)
+    assert report.stopped_by == "exhausted" and report.unique_pages == 3
+    assert report.urls_spilled == 1 and report.seconds < 5
 
 
 @pytest.mark.timeout(120)
