@@ -84,7 +84,8 @@ def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
                    help="threads wait in the frontier until woken instead of re-checking every "
                    "50 ms (lets lost wake-ups show, e.g. with --frontier tanenbaum)")
     g.add_argument("--watchdog", type=positive, default=2.0, metavar="S",
-                   help="report a deadlock when every robot is blocked this long (default: 2 s)")
+                   help="stop and report when no thread has moved this long: a deadlock, lost "
+                   "wake-ups, or lost URLs (default: 2 s)")
     g = p.add_argument_group("when to stop")
     g.add_argument("--seconds", type=positive, metavar="S",
                    help="time slice (the paper's was 3 s); default: until the web is exhausted")
@@ -162,7 +163,7 @@ def _print_report(r) -> None:
     rows = [
         ("stopped by", r.stopped_by + ("  (DEADLOCK: every robot blocked in put)"
                                        if r.deadlock else "")
-         + ("  (every robot asleep in get while URLs wait)"
+         + ("  (threads asleep while they could proceed: lost wake-ups)"
             if r.stopped_by == "lost-wakeup" else "")),
         ("seconds", f"{r.seconds:.2f}"),
         ("pages fetched N", str(r.pages_fetched)),

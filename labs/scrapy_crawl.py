@@ -76,6 +76,7 @@ def run(seeds: list[str], max_pages: int, concurrency: int) -> dict:
 
         def failed(self, failure):
             out["errors"] += 1
+            out["last"] = time.perf_counter()  # an error is the end of that request too
 
         def closed(self, reason):
             out["t1"] = time.perf_counter()
