@@ -267,19 +267,20 @@ class Crawler:
             except frontier_pkg.Closed:
                 return
 
-    def _enqueue(self, i: int | None, pairs: list[tuple[str, float]]) -> None:
-        """Count ``pairs`` as pending, then put them (or hand them to the producers)."""
+    def _enqueue(self, i: int, pairs: list[tuple[str, float]]) -> None:
+        """Robot ``i``'s new links: count them as pending, then put them (or hand them to the
+        producers)."""
         if not pairs:
             return
         with self._work_lock:
             self._pending += len(pairs)
-            if self.producers and i is not None:
+            if self.producers:
                 self._handoff_urls += len(pairs)
                 self._handoff_peak = max(self._handoff_peak, self._handoff_urls)
-        if self.producers and i is not None:
+        if self.producers:
             self._handoff.put(pairs)
-            return
-        self._put_all(i, pairs)
+        else:
+            self._put_all(i, pairs)
 
     def _put_all(self, i: int | None, pairs: list[tuple[str, float]]) -> None:
         """Put pending ``pairs`` into the frontier under the full-frontier policy; thread ``i``
