@@ -87,6 +87,8 @@ def ours_crawl_threads(results: Path) -> str | None:
 
 
 def ours_crawl_capacity(results: Path) -> str | None:
+    from labs.lab_crawl_capacity import onset  # the lab's own definition of the onset
+
     rows = read_csv("crawl-capacity", results=results) or []
     plunge = [r for r in rows if r.get("experiment") == "plunge"]
     if not plunge:
@@ -96,12 +98,11 @@ def ours_crawl_capacity(results: Path) -> str | None:
         pages = {(r["frontier"], int(r["total_threads"])): num(r["pages_fetched"])
                  for r in plunge if r["capacity"] == cap}
         threads = sorted({t for _, t in pages})
-        ratio = {t: pages[("tanenbaum", t)] / pages[("monitor", t)] for t in threads}
-        onset = next((t for k, t in enumerate(threads)
-                      if all(ratio[u] < 0.8 for u in threads[k:])), None)
+        ratios = [pages[("tanenbaum", t)] / pages[("monitor", t)] for t in threads]
         sem = min(pages[("semaphore", t)] / pages[("monitor", t)] for t in threads)
-        parts.append(f"capacity {cap}: tanenbaum below 0.8 of monitor from {onset} threads "
-                     f"(at the largest, {ratio[threads[-1]]:.2f}); semaphore at least "
+        parts.append(f"capacity {cap}: tanenbaum below 0.8 of monitor from "
+                     f"{onset(threads, ratios)} threads "
+                     f"(at the largest, {ratios[-1]:.2f}); semaphore at least "
                      f"{sem:.2f} of monitor")
     own = [r for r in rows if r.get("experiment") == "own-links" and r["when_full"] == "block"]
     dead = sum(r["deadlock"] == "True" for r in own)

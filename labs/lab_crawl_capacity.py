@@ -37,6 +37,12 @@ PLUNGE_FRONTIERS = ("semaphore", "monitor", "tanenbaum")
 LATENCY = 0.02
 
 
+def onset(threads, ratios, below: float = 0.8) -> int | None:
+    """The first thread count from which every ratio (tanenbaum's pages over monitor's, in the
+    order of ``threads``) stays under ``below``; ``None`` if the last one does not."""
+    return next((t for k, t in enumerate(threads) if all(x < below for x in ratios[k:])), None)
+
+
 def plunge_rows(lab: Lab, web, threads, seconds: float, repeats: int) -> list[dict]:
     """Pages in the slice with half robots, half producers, block and untimed waits; the mean
     of ``repeats`` runs per point (the paper's averaging)."""
@@ -88,13 +94,10 @@ def main(argv=None) -> int:
         mine = {(r["frontier"], r["total_threads"]): r["pages_fetched"] for r in plunge
                 if r["capacity"] == cap}
         ratios = [mine[("tanenbaum", t)] / mine[("monitor", t)] for t in threads]
-        # the onset: the first thread count from which tanenbaum stays below 80% of monitor
-        onset = next((t for k, t in enumerate(threads) if all(x < 0.8 for x in ratios[k:])),
-                     None)
         print(f"# capacity {cap}: tanenbaum/monitor pages "
               + " ".join(f"{t}:{x:.2f}" for t, x in zip(threads, ratios))
-              + f"; below 0.8 from {onset} threads on (2 x capacity = {2 * cap}; the paper: "
-              f"about 2 x capacity)")
+              + f"; below 0.8 from {onset(threads, ratios)} threads on "
+              f"(2 x capacity = {2 * cap}; the paper: about 2 x capacity)")
     stuck = [r for r in own if r["when_full"] == "block"]
     print(f"# robots putting their own links, block: {sum(r['deadlock'] for r in stuck)} of "
           f"{len(stuck)} crawls deadlocked; spill: "
