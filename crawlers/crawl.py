@@ -111,6 +111,7 @@ class CrawlReport:
     quality: float | None = None
     web_size: int | None = None
     links_found: int = 0
+    politeness_waited: float = 0.0
     urls_discovered: int = 0
     urls_dropped: int = 0
     urls_spilled: int = 0
@@ -204,6 +205,7 @@ class Crawler:
         self._errors: Counter[str] = Counter()
         self._per_thread = [0] * threads
         self._links = self._dropped = self._spilled = 0
+        self._polite_waited = 0.0  # seconds robots slept for politeness (under _work_lock)
         self._handoff_urls = self._handoff_peak = 0
         self._timeline: list[tuple[float, str]] = []
         # Robots are 0 .. threads-1, producers threads .. threads+producers-1; each thread
@@ -358,7 +360,10 @@ class Crawler:
             result = FetchResult(url=url, final_url=url, error=faults.ROBOTS)
         else:
             if self.politeness_wait is not None:
-                self.politeness_wait(url)
+                waited = self.politeness_wait(url)
+                if waited:
+                    with self._work_lock:
+                        self._polite_waited += waited
             result = self.fetcher.fetch(url)
         links = result.links
         if self.in_scope is not None:
@@ -540,6 +545,7 @@ class Crawler:
                 pages_per_second=n / elapsed if elapsed > 0 else 0.0,
                 pages_per_thread=list(self._per_thread),
                 links_found=self._links,
+                politeness_waited=round(self._polite_waited, 4),
                 urls_discovered=len(self.visited),
                 urls_dropped=self._dropped,
                 urls_spilled=self._spilled,
