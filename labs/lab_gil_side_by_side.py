@@ -1,0 +1,251 @@
+"""GIL vs no GIL, side by side: frontier put+get pairs and a CPU-bound crawl on both interpreters.
+
+The same two workloads run on two interpreters of the same machine, in alternating rounds (so a
+slow drift of the machine hits both alike), each cell in a fresh process:
+
+* ``bench``: the frontier micro-benchmark of ``crawlab lab frontier-bench`` (T threads repeating
+  ``put(url); get()`` on one shared frontier), in put+get pairs per second;
+* ``crawl``: ``crawlab crawl --sim --latency 0`` (simulated fetches with no latency: the
+  frontier and the crawler's own bookkeeping are all the work), in pages per second.
+
+One interpreter has the GIL (by default the one running the lab); the other is a free-threaded
+build (3.13t, 3.14t) run with ``PYTHON_GIL=0``, given by ``--free-threaded-python`` or
+``$CRAWLAB_FREE_THREADED_PYTHON`` (see the book's chapter "Free-threaded Python";
+``scripts/free-threaded-python`` builds one). Both must have crawlab's dependencies installed.
+The lab checks, in each child, whether the GIL is really on or off, and refuses to mix them up.
+
+What to look for: under the GIL no line rises with T (threads take turns); without it the
+frontiers that do not serialize every operation (``lockfree``) can rise, the locked ones fall as
+their lock is contended across cores. The lab prints each frontier's T=2 over T=1 ratio on each
+interpreter and the free-threaded rate over the GIL rate at T=1 (scaling is not speed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from labs.harness import Lab, LabError
+
+ROOT = Path(__file__).resolve().parent.parent
+FRONTIERS = ("lockfree", "monitor", "coarse", "fine", "semaphore")
+WORKLOADS = ("bench", "crawl")
+GOAL_LOCKFREE = 1.4  # the issue's goal: lockfree at 2 threads >= 1.4x its 1-thread rate, no GIL
+
+_PROBE = (
+    "import json, sys, sysconfig, frontier, cereggii, labs.lab_frontier_bench;"
+    "print(json.dumps({'python': sys.version.split()[0],"
+    " 'free_threaded_build': sysconfig.get_config_var('Py_GIL_DISABLED') == 1,"
+    " 'gil': getattr(sys, '_is_gil_enabled', lambda: True)()}))"
+)
+
+
+def _env(free_threaded: bool) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    if free_threaded:
+        env["PYTHON_GIL"] = "0"
+    else:
+        env.pop("PYTHON_GIL", None)
+    return env
+
+
+def probe(python: str, free_threaded: bool) -> dict:
+    """What ``python`` is, after importing the frontiers: version, build, GIL on or off."""
+    try:
+        out = subprocess.run(
+            [python, "-c", _PROBE], env=_env(free_threaded), capture_output=True, text=True,
+            timeout=120, cwd=ROOT,
+        )
+    except OSError as e:
+        raise LabError(f"cannot run {python}: {e.strerror}") from None
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["no output"])[-1]
+        raise LabError(f"{python} cannot import crawlab: {last}")
+    info = json.loads(out.stdout.splitlines()[-1])
+    if free_threaded and (not info["free_threaded_build"] or info["gil"]):
+        raise LabError(f"{python} is not a free-threaded build running without the GIL "
+                       f"(Python {info['python']}, GIL {'on' if info['gil'] else 'off'})")
+    if not free_threaded and not info["gil"]:
+        raise LabError(f"{python} runs without the GIL: give a GIL build as --gil-python")
+    return info
+
+
+def worker() -> None:
+    """Child side of one ``bench`` round: ``argv[1]`` is a JSON list of (frontier, threads,
+    seconds); prints one JSON list of pairs per second, in the same order."""
+    from labs.lab_frontier_bench import measure
+
+    cells = json.loads(sys.argv[1])
+    print(json.dumps([measure(f, t, s)["pairs_per_second"] for f, t, s in cells]))
+
+
+def _bench_round(python, free_threaded, cells, seconds) -> list[float]:
+    spec = json.dumps([[f, t, seconds] for f, t in cells])
+    code = "from labs.lab_gil_side_by_side import worker; worker()"
+    out = subprocess.run([python, "-c", code, spec], env=_env(free_threaded), cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise LabError(f"bench round failed on {python}: {out.stderr.strip()[-300:]}")
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def _crawl(python, free_threaded, frontier, threads, seconds, pages) -> float:
+    cmd = [python, "-m", "crawlers", "crawl", "--sim", "--latency", "0", "--json",
+           "--frontier", frontier, "--threads", str(threads), "--seconds", str(seconds),
+           "--pages", str(pages)]
+    out = subprocess.run(cmd, env=_env(free_threaded), cwd=ROOT, capture_output=True,
+                         text=True, timeout=600)
+    if out.returncode != 0:
+        raise LabError(f"crawl failed on {python}: {out.stderr.strip()[-300:]}")
+    return float(json.loads(out.stdout)["pages_per_second"])
+
+
+def _default_free_threaded() -> str | None:
+    env = os.environ.get("CRAWLAB_FREE_THREADED_PYTHON")
+    if env:
+        return env
+    venv = ROOT / ".venv-ft" / "bin" / "python"
+    return str(venv) if venv.exists() else None
+
+
+def _flags(parser) -> None:
+    parser.add_argument(
+        "--free-threaded-python", metavar="PATH", default=_default_free_threaded(),
+        help="a free-threaded interpreter with crawlab's dependencies (default: "
+             "$CRAWLAB_FREE_THREADED_PYTHON, else .venv-ft/bin/python)",
+    )
+    parser.add_argument(
+        "--gil-python", metavar="PATH", default=sys.executable,
+        help="an interpreter with the GIL (default: the one running this lab)",
+    )
+    parser.add_argument(
+        "--frontier", action="append", metavar="NAME",
+        help=f"frontiers to compare (repeatable; default: {' '.join(FRONTIERS)})",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=None,
+        help="runs per cell and interpreter (default: 3 quick, 5 full)",
+    )
+
+
+def summarize(values: list[float]) -> dict:
+    """Median, min and max of one cell's runs (the plot's point and its spread)."""
+    return {"runs": len(values), "median": statistics.median(values), "min": min(values),
+            "max": max(values), "values": ";".join(f"{v:.1f}" for v in values)}
+
+
+def ratio_rows(rows: list[dict]) -> list[dict]:
+    """Per workload, interpreter and frontier: median at T=2 over median at T=1, and the
+    free-threaded over the GIL median at T=1."""
+    med = {(r["workload"], r["interpreter"], r["frontier"], r["threads"]): r["median"]
+           for r in rows}
+    out = []
+    for (w, interp, f, t), m in sorted(med.items()):
+        if t != 1 or (w, interp, f, 2) not in med:
+            continue
+        row = {"workload": w, "frontier": f, "interpreter": interp,
+               "t2_over_t1": med[(w, interp, f, 2)] / m}
+        other = med.get((w, "gil", f, 1))
+        row["vs_gil_at_t1"] = m / other if other else float("nan")
+        out.append(row)
+    return out
+
+
+def main(argv=None) -> int:
+    lab = Lab("gil-side-by-side", __doc__, argv, extra=_flags)
+    import frontier
+
+    chosen = lab.args.frontier or list(FRONTIERS)
+    for name in chosen:
+        frontier.info(name)  # unknown frontier: one line, exit 2
+    repeats = lab.args.repeats if lab.args.repeats is not None else (3 if lab.quick else 5)
+    if repeats < 1:
+        raise LabError(f"--repeats must be at least 1, got {repeats}")
+    if not lab.args.free_threaded_python:
+        raise LabError("no free-threaded interpreter: give --free-threaded-python PATH or set "
+                       "CRAWLAB_FREE_THREADED_PYTHON (scripts/free-threaded-python builds one)")
+    interpreters = {
+        "gil": (lab.args.gil_python, False),
+        "free-threaded": (lab.args.free_threaded_python, True),
+    }
+    info = {k: probe(py, ft) for k, (py, ft) in interpreters.items()}
+    for k, i in info.items():
+        print(f"# {k}: {interpreters[k][0]} · Python {i['python']} · "
+              f"GIL {'on' if i['gil'] else 'off'}")
+    cores = os.cpu_count() or 1
+    thread_counts = list(range(1, 2 * cores + 1))
+    bench_seconds = 0.3 if lab.quick else 1.0
+    crawl_seconds, pages = (1.0, 20000) if lab.quick else (3.0, 50000)
+    cells = [(f, t) for t in thread_counts for f in chosen]
+
+    runs: dict[tuple, list[float]] = {}
+    for rnd in range(repeats):  # rounds outermost, interpreters alternate inside each
+        for interp, (py, ft) in interpreters.items():
+            print(f"# round {rnd + 1}/{repeats}: {interp}", flush=True)
+            for (f, t), v in zip(cells, _bench_round(py, ft, cells, bench_seconds)):
+                runs.setdefault(("bench", interp, f, t), []).append(v)
+            for f, t in cells:
+                v = _crawl(py, ft, f, t, crawl_seconds, pages)
+                runs.setdefault(("crawl", interp, f, t), []).append(v)
+
+    rows = []
+    for (w, interp, f, t), values in runs.items():
+        rows.append({
+            "workload": w, "unit": "pairs/s" if w == "bench" else "pages/s",
+            "interpreter": interp, "python": info[interp]["python"],
+            "gil_enabled": info[interp]["gil"], "frontier": f, "threads": t,
+            **summarize(values), "source": "measured",
+        })
+    lab.write_csv(rows)
+    ratios = ratio_rows(rows)
+    lab.write_csv(ratios, stem="ratios")
+    print("\nT=2 over T=1 (medians), and the free-threaded rate over the GIL rate at T=1:")
+    lab.table(ratios)
+    lf = [r for r in ratios if r["workload"] == "bench" and r["frontier"] == "lockfree"
+          and r["interpreter"] == "free-threaded"]
+    if lf:
+        got = lf[0]["t2_over_t1"]
+        verdict = "meets" if got >= GOAL_LOCKFREE else "is below"
+        print(f"lockfree, free-threaded, put+get pairs: 2 threads / 1 thread = {got:.2f}x "
+              f"({verdict} the goal of {GOAL_LOCKFREE}x)")
+
+    if not lab.args.no_plot:
+        _plot(lab, rows, chosen, thread_counts)
+    return lab.done()
+
+
+def _plot(lab, rows, chosen, thread_counts) -> None:
+    fig, _ = lab.figure("GIL vs no GIL, per frontier", "threads", "", ncols=len(chosen),
+                        size=(3.2 * len(chosen), 6.4))
+    fig.clf()
+    axes = fig.subplots(2, len(chosen), squeeze=False)
+    fig.suptitle("GIL vs no GIL, per frontier: median of runs, bars min to max")
+    for row, w in enumerate(WORKLOADS):
+        for col, f in enumerate(chosen):
+            ax = axes[row][col]
+            for interp, style in (("gil", "o--"), ("free-threaded", "s-")):
+                mine = sorted((r for r in rows if r["workload"] == w and r["frontier"] == f
+                               and r["interpreter"] == interp), key=lambda r: r["threads"])
+                xs = [r["threads"] for r in mine]
+                med = [r["median"] for r in mine]
+                err = [[m - r["min"] for m, r in zip(med, mine)],
+                       [r["max"] - m for m, r in zip(med, mine)]]
+                ax.errorbar(xs, med, yerr=err, fmt=style, capsize=3, label=interp)
+            ax.set_xticks(thread_counts)
+            ax.set_ylim(bottom=0)
+            ax.set_title(f"{f} · {w}", fontsize=9)
+            ax.set_xlabel("threads")
+            if col == 0:
+                ax.set_ylabel("put+get pairs/s" if w == "bench" else "pages/s (sim, latency 0)")
+            if row == 0 and col == 0:
+                ax.legend(fontsize=7)
+    lab.save(fig)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
