@@ -64,6 +64,12 @@ PAGES = {
 @pytest.mark.parametrize("extractor", [extract_lxml, extract_bs4], ids=["lxml", "bs4"])
 @pytest.mark.parametrize("case", list(PAGES))
 def test_expected_links(extractor, case):
+    import lxml.etree
+
+    if case == "sloppy html" and lxml.etree.LIBXML_VERSION < (2, 14):
+        # lxml built from source against an older system libxml2 (as on free-threaded 3.13t)
+        pytest.skip("libxml2 before 2.14 (no HTML5 tokenizer) keeps a tag cut off by the end "
+                    f"of input; this lxml uses libxml2 {lxml.etree.LIBXML_VERSION}")
     body, expected = PAGES[case]
     assert extractor(body, URL) == expected
 
