@@ -31,9 +31,11 @@ def test_registry_has_the_fixed_names():
 
 
 def test_describe_gives_one_line_each():
-    for name, description in frontier.describe():
-        assert name in frontier.names()
-        assert description and "\n" not in description
+    described = frontier.describe()
+    assert [name for name, _ in described] == frontier.names()  # each once, in order
+    for name, description in described:
+        assert description == frontier.info(name).description
+        assert description.strip() and "\n" not in description
 
 
 def test_unknown_name_lists_valid_names():
