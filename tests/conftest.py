@@ -173,8 +173,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.graded_kind = None  # type: ignore[attr-defined]
     spec = config.getoption("frontier")
     if spec:
-        what = graded_kind(spec, config.getoption("frontier_kind"))
         name = register_graded_frontier(spec)
+        what = graded_kind(spec, config.getoption("frontier_kind"))
         helpers.grade(name, what)
         config.graded_frontier = name  # type: ignore[attr-defined]
         config.graded_kind = what  # type: ignore[attr-defined]
