@@ -1,14 +1,37 @@
-"""Argument types and option groups shared by the ``crawlab`` subcommands.
+"""The command-line parsing every entry point shares: the one-line-error parser, argument types
+and the web's option group.
 
-Each type raises :class:`argparse.ArgumentTypeError`, which the one-line parser of
-:mod:`crawlers.cli` turns into ``crawlab CMD: error: ...`` and exit status 2.
+:class:`OneLineParser` is ``crawlab``'s parser (:mod:`crawlers.cli`) and each lab's
+(:mod:`labs.harness`). Each type raises :class:`argparse.ArgumentTypeError`, which the parser
+turns into ``crawlab CMD: error: ...`` and exit status 2.
+
+Imports only the standard library, so that any layer may use it (the lowest of the
+``crawlers`` layers).
 """
 
 from __future__ import annotations
 
 import argparse
 
-__all__ = ["add_web_arguments", "non_negative", "non_negative_int", "positive", "positive_int"]
+__all__ = [
+    "EXIT_USAGE",
+    "OneLineParser",
+    "add_web_arguments",
+    "non_negative",
+    "non_negative_int",
+    "positive",
+    "positive_int",
+]
+
+#: The exit status of bad input.
+EXIT_USAGE = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line (no usage dump) and exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def _integer(text: str) -> int:
@@ -55,7 +78,7 @@ def positive(text: str) -> float:
 
 def add_web_arguments(p: argparse.ArgumentParser) -> None:
     """The web options of ``crawlab crawl`` and ``crawlab bsp`` (see
-    :class:`crawlers.targets.WebOptions`)."""
+    :class:`crawlers.crawl.targets.WebOptions`)."""
     g = p.add_argument_group("the web")
     g.add_argument("--sim", action="store_true",
                    help="simulated fetcher over the generated web (no sockets, no parsing)")

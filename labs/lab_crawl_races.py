@@ -32,8 +32,8 @@ import sys
 import time
 
 import frontier
-from crawlers.crawl import Crawler, GroundTruth
-from crawlers.simfetch import SimulatedFetcher
+from crawlers.crawl.crawler import Crawler, GroundTruth
+from crawlers.web.simfetch import SimulatedFetcher
 from frontier.contract import check_capacity
 from frontier.storage import RingBuffer
 from frontier.unsynchronized import UnsynchronizedFrontier

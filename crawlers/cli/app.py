@@ -1,4 +1,4 @@
-"""``crawlab``: the single command-line entry (also ``python -m crawlers``).
+"""``crawlab``: the one parser of the command line (also ``python -m crawlers``).
 
 Subcommands::
 
@@ -7,186 +7,40 @@ Subcommands::
     crawlab lab NAME [FLAGS]     run a lab (FLAGS: --quick --out DIR --seed N, and its own)
     crawlab serve [FLAGS]        serve the generated web (and directories) on 127.0.0.1
     crawlab crawl [FLAGS]        crawl with r robot threads sharing one frontier
+    crawlab bsp [FLAGS]          bulk-synchronous crawl: P worker processes, supersteps
+    crawlab partition [FLAGS]    assign sites to K crawlers
 
-Bad input never ends in a traceback: it prints one line ``crawlab: error: ...`` to standard
-error and exits with status 2.
+Each subcommand is one module of :mod:`crawlers.cli` with the same three names: ``HELP`` (its
+line in ``crawlab --help``), ``add_arguments(parser)`` and ``run(args) -> exit status``; the
+parser below registers them all the same way. Bad input never ends in a traceback: it prints
+one line ``crawlab: error: ...`` to standard error and exits with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
-from crawlers.args import add_web_arguments, non_negative_int, positive, positive_int
+from crawlers.args import EXIT_USAGE, OneLineParser
+from crawlers.cli import bsp, crawl, frontiers, lab, partition, serve
 
-__all__ = ["OneLineParser", "main"]
+__all__ = ["COMMANDS", "build_parser", "main"]
 
-EXIT_USAGE = 2
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one line (no usage dump) and exit status 2."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-def _cmd_frontiers(args: argparse.Namespace) -> int:
-    import frontier
-
-    rows = frontier.describe()
-    width = max(len(name) for name, _ in rows)
-    for name, description in rows:
-        cls = frontier.info(name)
-        tags = [cls.ordering, "bounded" if cls.bounded else "unbounded"]
-        if not cls.correct:
-            tags.append("RACY")
-        if not frontier.is_live(cls):
-            tags.append("LOSES WAKE-UPS")
-        print(f"{name:<{width}}  {description}  [{', '.join(tags)}]")
-    return 0
+#: The subcommands, in the order of ``crawlab --help``: (name, module).
+COMMANDS = (
+    ("frontiers", frontiers),
+    ("lab", lab),
+    ("crawl", crawl),
+    ("serve", serve),
+    ("bsp", bsp),
+    ("partition", partition),
+)
 
 
-def _cmd_lab(args: argparse.Namespace) -> int:
-    from labs.harness import lab_modules, run_lab
-
-    if args.list or not args.name:
-        labs = lab_modules()
-        width = max((len(n) for n in labs), default=0)
-        for name, doc in labs.items():
-            print(f"{name:<{width}}  {doc}")
-        if not args.list and not args.name:
-            print("\nrun one with: crawlab lab NAME [--quick] [--out DIR] [--seed N]")
-        return 0
-    return run_lab(args.name, args.lab_args)
-
-
-def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
-    import frontier
-    from crawlers.crawl import POLICIES
-
-    g = p.add_argument_group("frontier and robots")
-    g.add_argument("--frontier", default="monitor", metavar="NAME",
-                   help="frontier strategy (see `crawlab frontiers`; default: monitor)")
-    g.add_argument("--threads", type=positive_int, default=8, metavar="R",
-                   help="robot threads (default: 8)")
-    g.add_argument("--capacity", type=positive_int, default=frontier.DEFAULT_CAPACITY,
-                   help="capacity of a bounded frontier (default: 30, the paper's)")
-    g.add_argument("--when-full", choices=POLICIES, default="spill",
-                   help="full bounded frontier: block (the paper's; can deadlock), spill to an "
-                   "overflow store, or drop (default: spill)")
-    g.add_argument("--producers", type=non_negative_int, default=0, metavar="N",
-                   help="N producer threads put the robots' new links back (the paper's "
-                   "producer/consumer roles); default 0: each robot puts its own")
-    g.add_argument("--untimed-waits", action="store_true",
-                   help="threads wait in the frontier until woken instead of re-checking every "
-                   "50 ms (lets lost wake-ups show, e.g. with --frontier tanenbaum)")
-    g.add_argument("--watchdog", type=positive, default=2.0, metavar="S",
-                   help="stop and report when no thread has moved this long: a deadlock, lost "
-                   "wake-ups, or lost URLs (default: 2 s)")
-    g = p.add_argument_group("when to stop")
-    g.add_argument("--seconds", type=positive, metavar="S",
-                   help="time slice (the paper's was 3 s); default: until the web is exhausted")
-    g.add_argument("--max-pages", type=positive_int, metavar="N", help="page budget")
-    add_web_arguments(p)
-    g = p.add_argument_group("output")
-    g.add_argument("--json", action="store_true", help="print one JSON object, no progress")
-    g.add_argument("--out", metavar="DIR",
-                   help="write pages.jsonl, edges.txt and summary.json to DIR as the crawl goes")
-
-
-def _cmd_crawl(args: argparse.Namespace) -> int:
-    import json
-
-    import frontier
-    from crawlers.crawl import POLL, Crawler
-    from crawlers.output import CrawlOutput
-    from crawlers.targets import WebOptions, open_target
-
-    cls = frontier.info(args.frontier)
-    f = frontier.create(args.frontier, capacity=args.capacity) if cls.bounded else frontier.create(
-        args.frontier)
-    kind = "urls" if args.seed_url else ("sim" if args.sim else "served")
-    opts = WebOptions(
-        kind=kind, pages=args.pages, sites=args.sites, seed=args.seed, latency=args.latency,
-        jitter=args.jitter, seed_urls=args.seed_url, parser=args.parser,
-        politeness=args.politeness, threads=args.threads,
-    )
-    sink = CrawlOutput(args.out) if args.out else None
-    report = None
-    try:
-        with open_target(opts) as target:
-            crawler = Crawler(
-                target.fetcher, f, target.seeds, threads=args.threads, when_full=args.when_full,
-                in_scope=target.in_scope, robots_allowed=target.robots_allowed,
-                politeness_wait=target.politeness_wait, sink=sink,
-                ground_truth=target.truth, watchdog=args.watchdog, producers=args.producers,
-                poll=None if args.untimed_waits else POLL,
-            )
-            progress = None if args.json else _progress_printer()
-            if not args.json:
-                print(f"crawling {target.description} with {args.threads} robots on "
-                      f"'{args.frontier}'", file=sys.stderr)
-            report = crawler.run(seconds=args.seconds, max_pages=args.max_pages,
-                                 progress=progress)
-    finally:
-        if sink is not None:
-            sink.close(report.as_json() if report is not None else None)
-    if args.json:
-        print(json.dumps(report.as_json()))
-    else:
-        print(file=sys.stderr)
-        _print_report(report)
-    return 0
-
-
-def _progress_printer():
-    def show(r) -> None:
-        if sys.stderr.isatty():
-            print(f"\r{r.pages_fetched:8d} pages  {r.pages_per_second:8.1f} pages/s  "
-                  f"{r.seconds:6.1f} s", end="", file=sys.stderr, flush=True)
-
-    return show
-
-
-def _print_report(r) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"crawl: {r.frontier}, {r.threads} robots", show_header=False)
-
-    def pct(x):
-        return "n/a" if x is None else f"{x:.3f}"
-
-    rows = [
-        ("stopped by", r.stopped_by + ("  (DEADLOCK: every robot blocked in put)"
-                                       if r.deadlock else "")
-         + ("  (threads asleep while they could proceed: lost wake-ups)"
-            if r.stopped_by == "lost-wakeup" else "")),
-        ("seconds", f"{r.seconds:.2f}"),
-        ("pages fetched N", str(r.pages_fetched)),
-        ("unique pages I", str(r.unique_pages)),
-        ("overlap (N-I)/I", f"{r.overlap:.3f}"),
-        ("coverage I/U", pct(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")),
-        ("quality vs PageRank", pct(r.quality)),
-        ("pages per second", f"{r.pages_per_second:.1f}"),
-        ("pages per thread", " ".join(map(str, r.pages_per_thread))),
-        ("errors", ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "none"),
-        ("URLs spilled / dropped / lost", f"{r.urls_spilled} / {r.urls_dropped} / {r.urls_lost}"),
-        ("visited-set races", str(r.visited_races)),
-    ]
-    if r.producers:
-        rows.append(("producers / hand-off peak", f"{r.producers} / {r.handoff_peak} URLs"))
-    stats = {k: v for k, v in r.frontier_stats.items() if v}
-    rows.append(("frontier counters", ", ".join(f"{k} {v}" for k, v in stats.items())))
-    for k, v in rows:
-        table.add_row(k, v)
-    Console().print(table)
-
-
-def _build_parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """``crawlab``'s parser: one :class:`~crawlers.args.OneLineParser` per subcommand, each
+    with its module's flags and ``run`` as the ``run`` default."""
     import frontier
 
     parser = OneLineParser(
@@ -195,40 +49,11 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"crawlab {frontier.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-
-    p = sub.add_parser("frontiers", help="list the registered frontiers")
-    p.set_defaults(run=_cmd_frontiers)
-
-    p = sub.add_parser("lab", help="list or run the labs")
-    p.add_argument("--list", action="store_true", help="list the labs")
-    p.add_argument("name", nargs="?", help="the lab to run (see --list)")
-    p.add_argument("lab_args", nargs=argparse.REMAINDER, help="flags for the lab")
-    p.set_defaults(run=_cmd_lab)
-
-    p = sub.add_parser("crawl", help="crawl with R robot threads sharing one frontier")
-    _add_crawl_arguments(p)
-    p.set_defaults(run=_cmd_crawl)
-
-    from crawlers import server
-
-    p = sub.add_parser("serve", help="serve the generated web (and directories) locally")
-    server.add_serve_arguments(p)
-    p.set_defaults(run=server.run_serve)
-
-    # Commands whose arguments live beside their engine: (name, module, help).
-    for name, module, text in _DELEGATED:
-        mod = importlib.import_module(module)
-        p = sub.add_parser(name, help=text)
-        mod.add_arguments(p)
-        p.set_defaults(run=mod.run)
+    for name, module in COMMANDS:
+        p = sub.add_parser(name, help=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(run=module.run)
     return parser
-
-
-_DELEGATED = [
-    ("bsp", "crawlers.bsp.command", "bulk-synchronous crawl: P worker processes, supersteps"),
-    ("partition", "crawlers.partition_command",
-     "assign sites to K crawlers (page-hash, site-hash, hypergraph)"),
-]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -236,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import frontier
     from labs.harness import LabError
 
-    parser = _build_parser()
+    parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help()

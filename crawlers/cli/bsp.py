@@ -24,7 +24,9 @@ from crawlers.args import (
     positive_int,
 )
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["HELP", "add_arguments", "config_from_args", "print_report", "run"]
+
+HELP = "bulk-synchronous crawl: P worker processes, supersteps"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -66,7 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def config_from_args(args: argparse.Namespace):
     """The :class:`~crawlers.bsp.driver.BspConfig` the parsed flags describe."""
     from crawlers.bsp.driver import BspConfig
-    from crawlers.targets import WebOptions
+    from crawlers.crawl.targets import WebOptions
 
     kind = "urls" if args.seed_url else ("sim" if args.sim else "served")
     web = WebOptions(kind=kind, pages=args.pages, sites=args.sites, seed=args.seed,

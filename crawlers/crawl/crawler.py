@@ -2,7 +2,7 @@
 
 Each robot repeats: take a URL from the frontier, fetch it, keep the links that are in scope and
 new (the visited set's atomic claim), put them back. The crawler contains no HTTP and no parsing:
-the :class:`~crawlers.fetch.Fetcher` it is given does both.
+the :class:`~crawlers.page.fetch.Fetcher` it is given does both.
 
 Termination is detected by counting outstanding work. ``pending`` is the number of URLs that
 were claimed but not yet fully processed (waiting in the frontier, spilled, or being fetched).
@@ -48,10 +48,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import frontier as frontier_pkg
-from crawlers import faults
-from crawlers.fetch import Fetcher, FetchResult
-from crawlers.opic import Opic
-from crawlers.visited import RacyVisitedSet, VisitedSet
+from crawlers.crawl.opic import Opic
+from crawlers.crawl.visited import RacyVisitedSet, VisitedSet
+from crawlers.page import faults
+from crawlers.page.fetch import Fetcher, FetchResult
 
 __all__ = ["POLICIES", "POLL", "CrawlReport", "Crawler", "GroundTruth"]
 
