@@ -17,8 +17,8 @@ Then the binary search for the largest tolerance whose mean error stays below 1 
 
 from __future__ import annotations
 
-from crawlers import webgen
-from crawlers.bsp import rx
+from crawlers.bsp.analysis import rx
+from crawlers.web import webgen
 from labs.harness import Lab
 
 PAPER = {"processors": 4, "pages": 2_000_000, "max_error": 0.05, "error_at_1000": 0.01,

@@ -11,8 +11,7 @@ the superstep. Modules:
 ``report``     per-superstep records, the collector at the root, :class:`BspReport`
 ``driver``     :func:`run_bsp`: set up, start the workers on a backend, collect
 ``overhead``   the cost of one exchange on each backend (``python -m crawlers.bsp.overhead``)
-``analysis``   two models beside the engine: R_x (:mod:`~crawlers.bsp.analysis.rx`) and the
-               dynamic coordinator (:mod:`~crawlers.bsp.analysis.dynamic`)
+``analysis``   models beside the engine: R_x (``rx``) and a dynamic coordinator (``dynamic``)
 
 The command ``crawlab bsp`` is :mod:`crawlers.cli.bsp`. May import ``frontier``,
 :mod:`crawlers.page`, :mod:`crawlers.web`, :mod:`crawlers.crawl` and
