@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import frontier
-from crawlers.crawl.crawler import POLL, Crawler, CrawlReport, GroundTruth
+from crawlers.crawl.crawler import POLL, Crawler
+from crawlers.crawl.report import CrawlReport, GroundTruth
 from crawlers.web import webgen
 from crawlers.web.simfetch import SimulatedFetcher
 

@@ -10,7 +10,7 @@ fetches, and hence the curve, exactly repeatable for a seed.
 from __future__ import annotations
 
 import frontier
-from crawlers.crawl.crawler import GroundTruth
+from crawlers.crawl.report import GroundTruth
 from labs.crawlbench import make_web, sim_crawl
 from labs.harness import Lab
 

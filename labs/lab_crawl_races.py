@@ -32,7 +32,8 @@ import sys
 import time
 
 import frontier
-from crawlers.crawl.crawler import Crawler, GroundTruth
+from crawlers.crawl.crawler import Crawler
+from crawlers.crawl.report import GroundTruth
 from crawlers.web.simfetch import SimulatedFetcher
 from frontier.contract import check_capacity
 from frontier.storage import RingBuffer

@@ -13,7 +13,8 @@ import time
 import pytest
 
 import frontier
-from crawlers.crawl.crawler import Crawler, GroundTruth
+from crawlers.crawl.crawler import Crawler
+from crawlers.crawl.report import GroundTruth
 from crawlers.page.fetch import FetchResult
 from crawlers.web import webgen
 from crawlers.web.simfetch import SimulatedFetcher

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from crawlers.bsp.engine import WorkerStep
-from crawlers.crawl.crawler import overlap
+from crawlers.crawl.report import overlap
 
 __all__ = ["BspReport", "Collector", "SuperstepRecord", "imbalance"]
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from crawlers.crawl.crawler import GroundTruth
+from crawlers.crawl.report import GroundTruth
 from crawlers.page.fetch import Fetcher, HttpFetcher
 from crawlers.page.robots import Politeness, RobotsCache
 from crawlers.page.urls import Scope, normalize

@@ -449,7 +449,7 @@ def run_crawl(web, policy: str, workers: Sequence[WorkerSpec], *, latency: float
     """
     import multiprocessing as mp
 
-    from crawlers.crawl.crawler import GroundTruth, overlap
+    from crawlers.crawl.report import GroundTruth, overlap
 
     ctx = mp.get_context(start_method)
     addressing = web.logical()
