@@ -1,5 +1,5 @@
-"""The command-line parsing every entry point shares: the one-line-error parser, argument types
-and the web's option group.
+"""The command-line parsing every entry point shares: the one-line-error parser and the
+argument types.
 
 :class:`OneLineParser` is ``crawlab``'s parser (:mod:`crawlers.cli`) and each lab's
 (:mod:`labs.harness`). Each type raises :class:`argparse.ArgumentTypeError`, which the parser
@@ -16,7 +16,6 @@ import argparse
 __all__ = [
     "EXIT_USAGE",
     "OneLineParser",
-    "add_web_arguments",
     "non_negative",
     "non_negative_int",
     "positive",
@@ -74,24 +73,3 @@ def positive(text: str) -> float:
     if value == 0:
         raise argparse.ArgumentTypeError("must be positive, got 0")
     return value
-
-
-def add_web_arguments(p: argparse.ArgumentParser) -> None:
-    """The web options of ``crawlab crawl`` and ``crawlab bsp`` (see
-    :class:`crawlers.crawl.targets.WebOptions`)."""
-    g = p.add_argument_group("the web")
-    g.add_argument("--sim", action="store_true",
-                   help="simulated fetcher over the generated web (no sockets, no parsing)")
-    g.add_argument("--seed-url", action="append", default=[], metavar="URL",
-                   help="crawl these sites instead (repeatable; real sites politely)")
-    g.add_argument("--pages", type=positive_int, default=2000, help="generated web size")
-    g.add_argument("--sites", type=positive_int, default=20, help="generated web sites")
-    g.add_argument("--seed", type=int, default=1, help="generated web seed (default: 1)")
-    g.add_argument("--latency", type=non_negative, default=0.02, metavar="S",
-                   help="mean injected latency per page (default: 0.02 s)")
-    g.add_argument("--jitter", type=non_negative, metavar="S",
-                   help="latency jitter half-width (default: latency / 2)")
-    g.add_argument("--parser", choices=("lxml", "bs4"), default="lxml",
-                   help="link extractor for real HTML (default: lxml)")
-    g.add_argument("--politeness", type=non_negative, default=1.0, metavar="S",
-                   help="delay between requests to one site, --seed-url only (default: 1 s)")

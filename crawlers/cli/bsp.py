@@ -17,12 +17,8 @@ import argparse
 import json
 import sys
 
-from crawlers.args import (
-    add_web_arguments,
-    non_negative_int,
-    positive,
-    positive_int,
-)
+from crawlers.args import non_negative_int, positive, positive_int
+from crawlers.cli.webflags import add_web_arguments, web_options
 
 __all__ = ["HELP", "add_arguments", "config_from_args", "print_report", "run"]
 
@@ -68,12 +64,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def config_from_args(args: argparse.Namespace):
     """The :class:`~crawlers.bsp.driver.BspConfig` the parsed flags describe."""
     from crawlers.bsp.driver import BspConfig
-    from crawlers.crawl.targets import WebOptions
 
-    kind = "urls" if args.seed_url else ("sim" if args.sim else "served")
-    web = WebOptions(kind=kind, pages=args.pages, sites=args.sites, seed=args.seed,
-                     latency=args.latency, jitter=args.jitter, seed_urls=args.seed_url,
-                     parser=args.parser, politeness=args.politeness, threads=args.robots)
+    web = web_options(args, threads=args.robots)
     return BspConfig(web=web, procs=args.procs, robots=args.robots, R=args.R,
                      frontier=args.frontier, partition=args.partition, backend=args.backend,
                      seconds=args.seconds, max_pages=args.max_pages,

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from crawlers.args import add_web_arguments, non_negative_int, positive, positive_int
+from crawlers.args import non_negative_int, positive, positive_int
+from crawlers.cli.webflags import add_web_arguments, web_options
 
 __all__ = ["HELP", "add_arguments", "print_report", "run"]
 
@@ -23,8 +24,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="frontier strategy (see `crawlab frontiers`; default: monitor)")
     g.add_argument("--threads", type=positive_int, default=8, metavar="R",
                    help="robot threads (default: 8)")
-    g.add_argument("--capacity", type=positive_int, default=frontier.DEFAULT_CAPACITY,
-                   help="capacity of a bounded frontier (default: 30, the paper's)")
+    g.add_argument("--capacity", type=positive_int,
+                   help=f"capacity of a bounded frontier (default: {frontier.DEFAULT_CAPACITY}, "
+                   "the paper's)")
     g.add_argument("--when-full", choices=POLICIES, default="spill",
                    help="full bounded frontier: block (the paper's; can deadlock), spill to an "
                    "overflow store, or drop (default: spill)")
@@ -55,17 +57,18 @@ def run(args: argparse.Namespace) -> int:
     import frontier
     from crawlers.crawl.crawler import POLL, Crawler
     from crawlers.crawl.output import CrawlOutput
-    from crawlers.crawl.targets import WebOptions, open_target
+    from crawlers.crawl.targets import open_target
 
     cls = frontier.info(args.frontier)
-    f = frontier.create(args.frontier, capacity=args.capacity) if cls.bounded else frontier.create(
-        args.frontier)
-    kind = "urls" if args.seed_url else ("sim" if args.sim else "served")
-    opts = WebOptions(
-        kind=kind, pages=args.pages, sites=args.sites, seed=args.seed, latency=args.latency,
-        jitter=args.jitter, seed_urls=args.seed_url, parser=args.parser,
-        politeness=args.politeness, threads=args.threads,
-    )
+    if cls.bounded:
+        capacity = frontier.DEFAULT_CAPACITY if args.capacity is None else args.capacity
+        f = frontier.create(args.frontier, capacity=capacity)
+    elif args.capacity is not None:
+        raise ValueError(f"--capacity: frontier '{args.frontier}' is unbounded and takes no "
+                         "capacity")
+    else:
+        f = frontier.create(args.frontier)
+    opts = web_options(args, threads=args.threads)
     sink = CrawlOutput(args.out) if args.out else None
     report = None
     try:

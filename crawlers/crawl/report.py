@@ -65,6 +65,7 @@ class CrawlReport:
     quality: float | None = None
     web_size: int | None = None
     links_found: int = 0
+    politeness_waited: float = 0.0
     urls_discovered: int = 0
     urls_dropped: int = 0
     urls_spilled: int = 0
