@@ -7,7 +7,7 @@ import json
 import threading
 
 import frontier
-from crawlers.timeline import STATES, Timeline
+from crawlers.crawl.timeline import STATES, Timeline
 from tests.helpers import join_all, start_thread
 
 

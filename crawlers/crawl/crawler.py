@@ -112,7 +112,7 @@ class Crawler:
         self.truth = ground_truth
         self.watchdog = watchdog
         self.record_timeline = timeline
-        # a crawlers.timeline.Timeline: where each thread's time goes (fetch, lock, waits)
+        # a crawlers.crawl.timeline.Timeline: where each thread's time goes (fetch, lock, waits)
         self.thread_timeline = thread_timeline
         self.priority = frontier.ordering == "priority"
         self.visited = RacyVisitedSet() if not frontier.correct else VisitedSet()
