@@ -223,6 +223,10 @@ def _build_parser() -> argparse.ArgumentParser:
     server.add_serve_arguments(p)
     p.set_defaults(run=server.run_serve)
 
+    from crawlers import cli_check
+
+    cli_check.register(sub)  # explore, linearize
+
     # Commands whose arguments live beside their engine: (name, module, help).
     for name, module, text in _DELEGATED:
         mod = importlib.import_module(module)

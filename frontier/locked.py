@@ -21,15 +21,19 @@ from frontier.contract import Closed, Empty, FrontierStats, Full, Storage, check
 __all__ = ["LockedFrontier", "WaitCondition"]
 
 
-class WaitCondition(threading.Condition):
+class WaitCondition:
     """A condition variable that counts its sleepers, so a signal can be skipped when nobody
     sleeps (``threading.Condition.notify`` costs a lock probe even then).
 
-    ``sleepers`` is read and written with the condition's lock held.
+    ``sleepers`` is read and written with the condition's lock held. It wraps a
+    ``threading.Condition`` made when the frontier is built (not inherited from the class), so a
+    controlled scheduler that swaps the threading primitives (``crawlab explore``) sees every
+    wait and signal.
     """
 
     def __init__(self, lock: threading.Lock) -> None:
-        super().__init__(lock)
+        cond = threading.Condition(lock)
+        self.wait, self.notify, self.notify_all = cond.wait, cond.notify, cond.notify_all
         self.sleepers = 0
 
     def sleep(self, deadline: float | None) -> bool:

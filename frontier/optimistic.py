@@ -37,6 +37,8 @@ from frontier.waiting import Backoff, PollingFrontier
 
 __all__ = ["OptimisticFrontier"]
 
+_WRITER_WAIT = 1e-6  # seconds a transaction that found a write in flight sleeps before retrying
+
 
 @register
 class OptimisticFrontier(PollingFrontier):
@@ -61,7 +63,10 @@ class OptimisticFrontier(PollingFrontier):
         v = self._version.get()
         if v & 1:
             mine.optimistic_aborts += 1
-            time.sleep(0)  # let the writer finish its write phase
+            # Let the writer finish its write phase. A positive sleep, not sleep(0): a scheduler
+            # that owns time (crawlab explore) then runs the writer first, where a bare yield
+            # would let this thread spin for ever in the interleavings it explores.
+            time.sleep(_WRITER_WAIT)
             return None
         return v
 
