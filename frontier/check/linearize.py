@@ -36,7 +36,7 @@ __all__ = ["DEFAULT_OPS", "DEFAULT_RUNS", "DEFAULT_THREADS", "Check", "Op", "che
 
 DEFAULT_THREADS = 4
 DEFAULT_OPS = 30
-DEFAULT_RUNS = 20
+DEFAULT_RUNS = 100
 
 
 @dataclass(frozen=True)
