@@ -23,12 +23,15 @@ CI_INTERLEAVINGS = 40
 # (frontier, scenario) pairs that break within the default bound, and what breaks.
 VIOLATIONS = {
     ("unsynchronized", "lost-update"): "lost",
-    ("unsynchronized", "lost-wakeup-full"): "lost wake-up",
-    ("unsynchronized", "close"): "",
+    ("unsynchronized", "lost-wakeup-full"): "lost",
+    ("unsynchronized", "close"): "still in the frontier",
     ("tanenbaum", "lost-wakeup"): "lost wake-up",
     ("tanenbaum", "lost-wakeup-full"): "lost wake-up",
-    # a put racing close() links its URL after the consumer saw "closed and drained"
+    # a put racing close() stores its URL after the consumer saw "closed and drained": the
+    # check for "closed" and the insertion are not one atomic step (found by exploring)
     ("lockfree", "close"): "still in the frontier",
+    ("optimistic", "close"): "still in the frontier",
+    ("semaphore", "close"): "still in the frontier",
 }
 
 PAIRS = [(n, s) for n in frontier.names() for s in SCENARIOS if s in applicable(n)]
