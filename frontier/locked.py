@@ -13,43 +13,12 @@ thread may have taken the URL it was woken for.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable
 
 from frontier.contract import Closed, Empty, FrontierStats, Full, Storage, check_r
+from frontier.waiting import WaitCondition, acquire_counted, deadline_of
 
-__all__ = ["LockedFrontier", "WaitCondition"]
-
-
-class WaitCondition:
-    """A condition variable that counts its sleepers, so a signal can be skipped when nobody
-    sleeps (``threading.Condition.notify`` costs a lock probe even then).
-
-    ``sleepers`` is read and written with the condition's lock held. It wraps a
-    ``threading.Condition`` made when the frontier is built (not inherited from the class), so a
-    controlled scheduler that swaps the threading primitives (``crawlab explore``) sees every
-    wait and signal.
-    """
-
-    def __init__(self, lock: threading.Lock) -> None:
-        cond = threading.Condition(lock)
-        self.wait, self.notify, self.notify_all = cond.wait, cond.notify, cond.notify_all
-        self.sleepers = 0
-
-    def sleep(self, deadline: float | None) -> bool:
-        """Wait once (the lock must be held); ``False`` if ``deadline`` has already passed."""
-        if deadline is None:
-            timeout = None
-        else:
-            timeout = deadline - time.monotonic()
-            if timeout <= 0:
-                return False
-        self.sleepers += 1
-        try:
-            self.wait(timeout)
-        finally:
-            self.sleepers -= 1
-        return True
+__all__ = ["LockedFrontier"]
 
 
 class LockedFrontier:
@@ -71,9 +40,9 @@ class LockedFrontier:
         # _mutex guards _storage, _size, _closed, _stats and both conditions' sleepers.
         self._mutex = threading.Lock()
         # not_empty: a URL was added or the frontier closed; get() waits on it.
-        self._not_empty = WaitCondition(self._mutex)
+        self._not_empty = WaitCondition(self._mutex, "not_empty")
         # not_full: a URL was taken or the frontier closed; put() on a bounded frontier waits.
-        self._not_full = WaitCondition(self._mutex)
+        self._not_full = WaitCondition(self._mutex, "not_full")
         self._size = 0  # len(self._storage), kept here to spare a call on the hot path
         self._closed = False
         self._stats = FrontierStats()
@@ -82,10 +51,7 @@ class LockedFrontier:
 
     def _lock(self) -> None:
         """Acquire the mutex, counting the acquisition and whether it had to wait."""
-        if not self._mutex.acquire(False):
-            self._mutex.acquire()
-            self._stats.lock_waits += 1
-        self._stats.lock_acquisitions += 1
+        acquire_counted(self._mutex, self._stats)
 
     # -- the signals (called with the lock held) -------------------------------------------
 
@@ -109,7 +75,7 @@ class LockedFrontier:
             if self._closed:
                 raise Closed(self.name)  # type: ignore[attr-defined]
             if self.capacity is not None and self._size >= self.capacity:
-                deadline = None if timeout is None else time.monotonic() + timeout
+                deadline = deadline_of(timeout)
                 while self._size >= self.capacity and not self._closed:
                     if not self._not_full.sleep(deadline):
                         raise Full
@@ -129,7 +95,7 @@ class LockedFrontier:
         self._lock()
         try:
             if not self._size:
-                deadline = None if timeout is None else time.monotonic() + timeout
+                deadline = deadline_of(timeout)
                 while not self._size:
                     if self._closed:
                         return None

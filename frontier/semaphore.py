@@ -20,7 +20,6 @@ it, about four times as much as here, which would bury the lesson under interpre
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable
 
 from frontier.contract import (
@@ -33,8 +32,8 @@ from frontier.contract import (
     check_r,
     register,
 )
-from frontier.locked import WaitCondition
 from frontier.storage import RingBuffer
+from frontier.waiting import WaitCondition, acquire_counted, deadline_of
 
 __all__ = ["Semaphore", "SemaphoreFrontier"]
 
@@ -47,12 +46,12 @@ class Semaphore:
     passes while ``value > 0``). Thread-safe; ``P``/``V`` O(1).
     """
 
-    def __init__(self, value: int) -> None:
+    def __init__(self, value: int, state: str = "not_empty") -> None:
         self.value = value
         # _lock guards value, closed and the counters below.
         self._lock = threading.Lock()
         # positive: value became > 0 or the semaphore closed; P sleeps on it.
-        self._positive = WaitCondition(self._lock)
+        self._positive = WaitCondition(self._lock, state)  # state: what P waits for
         self.closed = False
         self.p_count = 0  # P operations that passed
         self.p_waits = 0  # times a P went to sleep
@@ -98,25 +97,22 @@ class SemaphoreFrontier:
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self.capacity = check_capacity(capacity)
         self._buffer = RingBuffer(self.capacity)
-        self._empty_slots = Semaphore(self.capacity)  # P'd by put, V'd by get
-        self._full_slots = Semaphore(0)  # P'd by get, V'd by put
+        self._empty_slots = Semaphore(self.capacity, "not_full")  # P'd by put, V'd by get
+        self._full_slots = Semaphore(0, "not_empty")  # P'd by get, V'd by put
         # mutex: the binary semaphore guarding _buffer and _stats.
         self._mutex = threading.Lock()
         self._stats = FrontierStats()
 
     def _enter(self) -> None:
         """P(mutex), counting contention."""
-        if not self._mutex.acquire(False):
-            self._mutex.acquire()
-            self._stats.lock_waits += 1
-        self._stats.lock_acquisitions += 1
+        acquire_counted(self._mutex, self._stats)
 
     def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
         """P(empty_slots), store under the mutex, V(full_slots). :class:`Full` on timeout,
         :class:`Closed` after close."""
         if self._empty_slots.closed:
             raise Closed(self.name)
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = deadline_of(timeout)
         if not self._empty_slots.P(deadline):
             raise Closed(self.name) if self._empty_slots.closed else Full
         self._enter()
@@ -130,7 +126,7 @@ class SemaphoreFrontier:
     def get(self, timeout: float | None = None) -> str | None:
         """P(full_slots), take under the mutex, V(empty_slots). :class:`Empty` on timeout;
         ``None`` once closed and drained."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = deadline_of(timeout)
         if not self._full_slots.P(deadline):
             if self._full_slots.closed:
                 return None

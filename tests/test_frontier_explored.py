@@ -3,7 +3,10 @@ run under frontrun's scheduler (see frontier.check).
 
 A correct frontier must hold on the first ``CI_INTERLEAVINGS`` interleavings of each scenario
 within the default preemption bound (the whole bounded space takes minutes per frontier: run
-``crawlab explore NAME`` for it). The known violations are asserted in full: they must be found.
+``crawlab explore NAME`` for it). The known violations are searched with ``VIOLATION_BOUND``
+preemptions until the first one: they must be found. (Preemption-bounded DPOR is not complete
+within its bound: a change of the code can move a violation from bound 1 to bound 2, as the
+put-after-close race of ``lockfree`` did; searching at 2 keeps the test about the bug.)
 Skipped where frontrun cannot be imported (it has no free-threaded wheel).
 """
 
@@ -19,6 +22,7 @@ pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not insta
 from frontier.check.explore import DEFAULT_BOUND, explore  # noqa: E402
 
 CI_INTERLEAVINGS = 40
+VIOLATION_BOUND = 2
 
 # (frontier, scenario) pairs that break within the default bound, and what breaks.
 VIOLATIONS = {
@@ -42,7 +46,7 @@ def test_explored(name, scenario):
     expected = VIOLATIONS.get((name, scenario))
     cls = frontier.info(name)
     if expected is not None:
-        out = explore(name, scenario, DEFAULT_BOUND)
+        out = explore(name, scenario, VIOLATION_BOUND)
         assert not out.holds and expected in out.broken, out.broken
     elif cls.correct:
         out = explore(name, scenario, DEFAULT_BOUND, max_interleavings=CI_INTERLEAVINGS)

@@ -1,0 +1,152 @@
+"""``crawlab bsp``: a bulk-synchronous crawl with P worker processes (or MPI ranks).
+
+::
+
+    crawlab bsp --sim --pages 2000 --procs 4 --robots 4 --R 64 [--json] [--out DIR]
+    crawlab bsp --procs 3 --kill-worker 1 --kill-at 5 --sim        # a worker dies; coverage 1
+    mpiexec -n 4 crawlab bsp --backend mpi --procs 4 --sim          # one machine
+    mpiexec -hosts a,b -n 8 crawlab bsp --backend mpi --procs 8 ... # several machines
+
+Bad input is one line on standard error and exit status 2 (``crawlab``'s ``main`` turns the
+``ValueError`` raised here into that line). Under MPI only rank 0 prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from crawlers.args import non_negative_int, positive, positive_int
+from crawlers.cli.webflags import add_web_arguments, web_options
+
+__all__ = ["HELP", "add_arguments", "config_from_args", "print_report", "run"]
+
+HELP = "bulk-synchronous crawl: P worker processes, supersteps"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Register ``crawlab bsp``'s flags on ``p``."""
+    from crawlers.bsp.driver import BACKENDS
+
+    g = p.add_argument_group("workers")
+    g.add_argument("--procs", "-P", type=positive_int, default=2, metavar="P",
+                   help="worker processes (default: 2)")
+    g.add_argument("--robots", type=positive_int, default=4, metavar="r",
+                   help="robot threads per worker (default: 4)")
+    g.add_argument("--R", type=positive_int, default=64, metavar="R", dest="R",
+                   help="URLs each worker extracts per superstep (default: 64)")
+    g.add_argument("--frontier", default="cbt", metavar="NAME",
+                   help="each worker's frontier (see `crawlab frontiers`; default: cbt)")
+    g.add_argument("--partition", default="site-hash", metavar="SPEC",
+                   help="site-hash, page-hash, or a partition file (default: site-hash)")
+    g.add_argument("--backend", choices=BACKENDS, default="processes",
+                   help="processes (default) or mpi (run under mpiexec -n P)")
+    g.add_argument("--timeout", type=positive, default=120.0, metavar="S",
+                   help="a worker that does not reach a barrier within S s fails the crawl")
+    g = p.add_argument_group("faults (processes backend)")
+    g.add_argument("--kill-worker", type=non_negative_int, metavar="RANK",
+                   help="SIGKILL this worker ...")
+    g.add_argument("--kill-at", type=non_negative_int, metavar="SUPERSTEP",
+                   help="... at the start of this superstep (0 = the first)")
+    g = p.add_argument_group("when to stop")
+    g.add_argument("--seconds", type=positive, metavar="S", help="time slice")
+    g.add_argument("--max-pages", type=positive_int, metavar="N", help="page budget")
+    g.add_argument("--max-supersteps", type=positive_int, metavar="N",
+                   help="superstep limit")
+    add_web_arguments(p)
+    g = p.add_argument_group("output")
+    g.add_argument("--json", action="store_true", help="print one JSON object")
+    g.add_argument("--out", metavar="DIR",
+                   help="write pages.jsonl, edges.txt and summary.json to DIR as the crawl goes")
+
+
+def config_from_args(args: argparse.Namespace):
+    """The :class:`~crawlers.bsp.driver.BspConfig` the parsed flags describe."""
+    from crawlers.bsp.driver import BspConfig
+
+    web = web_options(args, threads=args.robots)
+    return BspConfig(web=web, procs=args.procs, robots=args.robots, R=args.R,
+                     frontier=args.frontier, partition=args.partition, backend=args.backend,
+                     seconds=args.seconds, max_pages=args.max_pages,
+                     max_supersteps=args.max_supersteps, kill_worker=args.kill_worker,
+                     kill_at=args.kill_at, out=args.out, timeout=args.timeout)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``crawlab bsp``; returns the exit status."""
+    from crawlers.bsp.driver import check_launch, run_bsp, validate
+    from crawlers.bsp.transport import launcher_rank
+
+    config = config_from_args(args)
+    if config.backend == "mpi" and launcher_rank() != 0:
+        try:
+            run_bsp(config)
+        except ValueError:
+            return 2  # rank 0 prints the error
+        return 0
+    # bad input fails here, before anything is printed; under MPI rank 0 must not read the
+    # partition file alone (see validate): run_bsp reports a bad one on every rank
+    if config.backend == "mpi":
+        check_launch(config)
+    else:
+        validate(config)
+    if not args.json:
+        print(f"BSP crawl: {config.procs} workers x {config.robots} robots, R={config.R}, "
+              f"'{config.frontier}', {config.partition}, backend {config.backend}",
+              file=sys.stderr)
+    report = run_bsp(config)
+    if args.json:
+        print(json.dumps(report.as_json()))
+    else:
+        print_report(report)
+    return 0
+
+
+def print_report(r) -> None:
+    """A rich table of the totals, then one of the supersteps (at most 20 rows shown)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    def num(x, fmt=".3f"):
+        return "n/a" if x is None else format(x, fmt)
+
+    t = Table(title=f"BSP crawl: {r.procs} workers x {r.robots} robots, R={r.R}, "
+              f"{r.frontier}, {r.partition}, {r.backend}", show_header=False)
+    rows = [
+        ("stopped by", r.stopped_by),
+        ("seconds (start-up)", f"{r.seconds:.2f} ({r.startup_seconds:.2f})"),
+        ("supersteps", str(r.supersteps)),
+        ("pages fetched N / unique I", f"{r.pages_fetched} / {r.unique_pages}"),
+        ("overlap (N-I)/I", f"{r.overlap:.3f}"),
+        ("coverage I/U", num(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")),
+        ("quality vs PageRank", num(r.quality)),
+        ("pages per second", f"{r.pages_per_second:.1f}"),
+        ("pages per worker", " ".join(map(str, r.pages_per_worker))),
+        ("load imbalance max/mean-1", f"{r.load_imbalance:.3f}"),
+        ("messages / page messages", f"{r.messages} / {r.page_messages}"),
+        ("URLs sent L, overhead L/N", f"{r.urls_sent}, {r.communication_overhead:.3f}"),
+        ("failures (remote / local)", f"{r.failures} / {r.local_failures}"),
+        ("errors", ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "none"),
+    ]
+    if r.killed:
+        rows.append(("workers lost", ", ".join(
+            f"{k['rank']} (exit {k['exitcode']})" for k in r.killed)))
+    for k, v in rows:
+        t.add_row(k, v)
+    console = Console()
+    console.print(t)
+    steps = r.per_superstep
+    if not steps:
+        return
+    every = max(1, -(-len(steps) // 20))
+    s = Table(title="supersteps" + (f" (one row in {every})" if every > 1 else ""))
+    for col in ("step", "pages", "msgs", "sent", "pmsgs", "fail", "front", "imbal",
+                "fetch s", "exch s"):
+        s.add_column(col, justify="right")
+    for rec in steps[::every]:
+        s.add_row(str(rec.superstep), str(rec.pages), str(rec.messages), str(rec.urls_sent),
+                  str(rec.page_messages), str(rec.failures), str(rec.frontier),
+                  f"{rec.load_imbalance:.2f}", f"{rec.fetch_seconds:.3f}",
+                  f"{rec.exchange_seconds:.3f}")
+    console.print(s)

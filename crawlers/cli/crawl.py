@@ -1,0 +1,179 @@
+"""``crawlab crawl``: crawl with R robot threads sharing one frontier
+(:mod:`crawlers.crawl.crawler`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from crawlers.args import non_negative_int, positive, positive_int
+from crawlers.cli.webflags import add_web_arguments, web_options
+
+__all__ = ["HELP", "add_arguments", "print_report", "run"]
+
+HELP = "crawl with R robot threads sharing one frontier"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Register ``crawlab crawl``'s flags on ``p``."""
+    import frontier
+    from crawlers.crawl.crawler import POLICIES
+
+    g = p.add_argument_group("frontier and robots")
+    g.add_argument("--frontier", default="monitor", metavar="NAME",
+                   help="frontier strategy (see `crawlab frontiers`; default: monitor)")
+    g.add_argument("--threads", type=positive_int, default=8, metavar="R",
+                   help="robot threads (default: 8)")
+    g.add_argument("--capacity", type=positive_int,
+                   help=f"capacity of a bounded frontier (default: {frontier.DEFAULT_CAPACITY}, "
+                   "the paper's)")
+    g.add_argument("--when-full", choices=POLICIES, default="spill",
+                   help="full bounded frontier: block (the paper's; can deadlock), spill to an "
+                   "overflow store, or drop (default: spill)")
+    g.add_argument("--producers", type=non_negative_int, default=0, metavar="N",
+                   help="N producer threads put the robots' new links back (the paper's "
+                   "producer/consumer roles); default 0: each robot puts its own")
+    g.add_argument("--untimed-waits", action="store_true",
+                   help="threads wait in the frontier until woken instead of re-checking every "
+                   "50 ms (lets lost wake-ups show, e.g. with --frontier tanenbaum)")
+    g.add_argument("--watchdog", type=positive, default=2.0, metavar="S",
+                   help="stop and report when no thread has moved this long: a deadlock, lost "
+                   "wake-ups, or lost URLs (default: 2 s)")
+    g = p.add_argument_group("when to stop")
+    g.add_argument("--seconds", type=positive, metavar="S",
+                   help="time slice (the paper's was 3 s); default: until the web is exhausted")
+    g.add_argument("--max-pages", type=positive_int, metavar="N", help="page budget")
+    add_web_arguments(p)
+    g = p.add_argument_group("output")
+    g.add_argument("--json", action="store_true", help="print one JSON object, no progress")
+    g.add_argument("--out", metavar="DIR",
+                   help="write pages.jsonl, edges.txt and summary.json to DIR as the crawl goes")
+    g.add_argument("--timeline", metavar="FILE",
+                   help="record where each thread's time goes (fetch, lock, not_empty, not_full, "
+                   "polite, run) and write FILE.png (one row per thread) and FILE.json (Trace "
+                   "Event Format: open it in Perfetto or chrome://tracing)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``crawlab crawl``; returns the exit status."""
+    import json
+
+    import frontier
+    from crawlers.crawl.crawler import POLL, Crawler
+    from crawlers.crawl.output import CrawlOutput
+    from crawlers.crawl.targets import open_target
+
+    cls = frontier.info(args.frontier)
+    if cls.bounded:
+        capacity = frontier.DEFAULT_CAPACITY if args.capacity is None else args.capacity
+        f = frontier.create(args.frontier, capacity=capacity)
+    elif args.capacity is not None:
+        raise ValueError(f"--capacity: frontier '{args.frontier}' is unbounded and takes no "
+                         "capacity")
+    else:
+        f = frontier.create(args.frontier)
+    opts = web_options(args, threads=args.threads)
+    timeline, stem = _timeline_of(args.timeline)
+    sink = CrawlOutput(args.out) if args.out else None
+    report = None
+    try:
+        with open_target(opts) as target:
+            crawler = Crawler(
+                target.fetcher, f, target.seeds, threads=args.threads, when_full=args.when_full,
+                in_scope=target.in_scope, robots_allowed=target.robots_allowed,
+                politeness_wait=target.politeness_wait, sink=sink,
+                ground_truth=target.truth, watchdog=args.watchdog, producers=args.producers,
+                poll=None if args.untimed_waits else POLL, thread_timeline=timeline,
+            )
+            progress = None if args.json else _progress_printer()
+            if not args.json:
+                print(f"crawling {target.description} with {args.threads} robots on "
+                      f"'{args.frontier}'", file=sys.stderr)
+            report = crawler.run(seconds=args.seconds, max_pages=args.max_pages,
+                                 progress=progress)
+    finally:
+        if sink is not None:
+            sink.close(report.as_json() if report is not None else None)
+    if timeline is not None:
+        _write_timeline(timeline, stem, report, quiet=args.json)
+    if args.json:
+        print(json.dumps(report.as_json()))
+    else:
+        print(file=sys.stderr)
+        print_report(report)
+    return 0
+
+
+def _timeline_of(path: str | None):
+    """A fresh :class:`~crawlers.crawl.timeline.Timeline` and the path ``FILE`` without a
+    ``.png``/``.json`` suffix, or ``(None, None)``; a folder that does not exist is bad input."""
+    if path is None:
+        return None, None
+    from pathlib import Path
+
+    from crawlers.crawl.timeline import Timeline
+
+    stem = Path(path)
+    if stem.suffix in (".png", ".json"):
+        stem = stem.with_suffix("")
+    if not stem.parent.is_dir():
+        raise ValueError(f"--timeline: no such folder: {stem.parent}")
+    return Timeline(), stem
+
+
+def _write_timeline(timeline, stem, report, quiet: bool) -> None:
+    """Write ``stem``.json and ``stem``.png; say where (and where the time went) on stderr."""
+    trace = timeline.write_trace(stem.with_suffix(".json"))
+    png = timeline.plot(stem.with_suffix(".png"),
+                        title=f"{report.frontier}, {report.threads} robots: "
+                        f"{report.pages_fetched} pages in {report.seconds:.2f} s")
+    if not quiet:
+        totals = timeline.totals()
+        whole = sum(totals.values()) or 1.0
+        shares = ", ".join(f"{k} {100 * v / whole:.0f}%" for k, v in totals.items() if v)
+        print(f"timeline: {png} and {trace} (threads' time: {shares})", file=sys.stderr)
+
+
+def _progress_printer():
+    def show(r) -> None:
+        if sys.stderr.isatty():
+            print(f"\r{r.pages_fetched:8d} pages  {r.pages_per_second:8.1f} pages/s  "
+                  f"{r.seconds:6.1f} s", end="", file=sys.stderr, flush=True)
+
+    return show
+
+
+def print_report(r) -> None:
+    """The crawl report as a rich table."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"crawl: {r.frontier}, {r.threads} robots", show_header=False)
+
+    def pct(x):
+        return "n/a" if x is None else f"{x:.3f}"
+
+    rows = [
+        ("stopped by", r.stopped_by + ("  (DEADLOCK: every robot blocked in put)"
+                                       if r.deadlock else "")
+         + ("  (threads asleep while they could proceed: lost wake-ups)"
+            if r.stopped_by == "lost-wakeup" else "")),
+        ("seconds", f"{r.seconds:.2f}"),
+        ("pages fetched N", str(r.pages_fetched)),
+        ("unique pages I", str(r.unique_pages)),
+        ("overlap (N-I)/I", f"{r.overlap:.3f}"),
+        ("coverage I/U", pct(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")),
+        ("quality vs PageRank", pct(r.quality)),
+        ("pages per second", f"{r.pages_per_second:.1f}"),
+        ("pages per thread", " ".join(map(str, r.pages_per_thread))),
+        ("errors", ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "none"),
+        ("URLs spilled / dropped / lost", f"{r.urls_spilled} / {r.urls_dropped} / {r.urls_lost}"),
+        ("visited-set races", str(r.visited_races)),
+    ]
+    if r.producers:
+        rows.append(("producers / hand-off peak", f"{r.producers} / {r.handoff_peak} URLs"))
+    stats = {k: v for k, v in r.frontier_stats.items() if v}
+    rows.append(("frontier counters", ", ".join(f"{k} {v}" for k, v in stats.items())))
+    for k, v in rows:
+        table.add_row(k, v)
+    Console().print(table)

@@ -1,0 +1,529 @@
+"""The threaded crawler: r robot threads sharing one frontier of any kind.
+
+Each robot repeats: take a URL from the frontier, fetch it, keep the links that are in scope and
+new (the visited set's atomic claim), put them back. The crawler contains no HTTP and no parsing:
+the :class:`~crawlers.page.fetch.Fetcher` it is given does both.
+
+Termination is detected by counting outstanding work. ``pending`` is the number of URLs that
+were claimed but not yet fully processed (waiting in the frontier, spilled, or being fetched).
+It goes up *before* a URL is enqueued and down only *after* its links were enqueued, so it is 0
+exactly when every robot is idle and the frontier is empty: never early, never late. A frontier
+that loses URLs (``unsynchronized``) would keep ``pending`` above 0 for ever, so the crawler also
+stops when every robot has been idle on an empty frontier for a while, and reports the loss.
+
+Full-frontier policies (``when_full``):
+
+``block``
+    the paper's: a robot waits for room. Robots are producers *and* consumers, so when every
+    robot waits to put, none is left to get: a deadlock. A watchdog notices that every robot has
+    been blocked for ``watchdog`` seconds, and ends the crawl with ``deadlock=True``.
+``spill``
+    URLs that do not fit go to an unbounded overflow store, refilled into the frontier as room
+    appears; nothing is lost.
+``drop``
+    URLs that do not fit are dropped and counted.
+
+Who puts the links back (``producers``):
+
+``0`` (the default)
+    each robot puts its own links, as the threading paper's pseudo-code does (take, check,
+    crawl, parse, add): one kind of thread plays both roles, so ``block`` can close a cycle in
+    the wait-for graph (robot waits for room, room waits for a robot).
+``N``
+    the roles of the paper's Figure 11: robots only consume (take, fetch, extract) and hand
+    their new links to ``N`` producer threads through an unbounded hand-off queue; only the
+    producers put, so only they wait for room. The wait-for graph is a chain, ``block`` cannot
+    deadlock, and the URLs that do not fit wait in the hand-off instead (its peak is
+    reported as ``handoff_peak``).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import frontier as frontier_pkg
+from crawlers.crawl.opic import Opic
+from crawlers.crawl.report import CrawlReport, GroundTruth, overlap
+from crawlers.crawl.visited import RacyVisitedSet, VisitedSet
+from crawlers.page import faults
+from crawlers.page.fetch import Fetcher, FetchResult
+
+__all__ = ["POLICIES", "POLL", "Crawler"]
+
+POLICIES = ("block", "spill", "drop")
+POLL = 0.05  # seconds a robot waits in get/put before looking at the stop flag again
+
+IDLE, BUSY, BLOCKED = "idle", "busy", "blocked"
+
+
+class Crawler:
+    """Crawl with ``threads`` robots sharing ``frontier``. One ``run()`` per crawler.
+
+    ``fetcher`` fetches and extracts links (thread-safe); ``in_scope(url)`` filters links
+    (default: all); ``robots_allowed(url)`` and ``politeness_wait(url)`` are optional hooks;
+    ``sink`` receives each :class:`FetchResult` and its new links (``sink.page(result)``,
+    ``sink.edges(url, links)``; it must be thread-safe). ``ground_truth`` enables coverage and
+    quality. ``timeline=True`` records ``(elapsed, url)`` for every fetch. ``producers``: see
+    the module docstring (0: robots put their own links). ``poll``: how long a thread waits in
+    the frontier before it looks again (at the stop flag, the spill store); ``None`` waits until
+    woken, as plain Python threads do, which lets a frontier's lost wake-ups show (the
+    frontier's ``close()`` at the end wakes everyone).
+    """
+
+    def __init__(
+        self,
+        fetcher: Fetcher,
+        frontier: Any,
+        seeds: Iterable[str],
+        *,
+        threads: int = 8,
+        when_full: str = "block",
+        in_scope: Callable[[str], bool] | None = None,
+        robots_allowed: Callable[[str], bool] | None = None,
+        politeness_wait: Callable[[str], Any] | None = None,
+        sink: Any = None,
+        ground_truth: GroundTruth | None = None,
+        watchdog: float = 2.0,
+        timeline: bool = False,
+        producers: int = 0,
+        poll: float | None = POLL,
+        thread_timeline: Any = None,
+    ) -> None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        if isinstance(producers, bool) or not isinstance(producers, int) or producers < 0:
+            raise ValueError(f"producers must be a non-negative integer, got {producers!r}")
+        if when_full not in POLICIES:
+            raise ValueError(f"when_full must be one of {', '.join(POLICIES)}, got {when_full!r}")
+        self.fetcher = fetcher
+        self.frontier = frontier
+        self.seeds = list(dict.fromkeys(seeds))
+        self.threads = threads
+        self.when_full = when_full
+        self.in_scope = in_scope
+        self.robots_allowed = robots_allowed
+        self.politeness_wait = politeness_wait
+        self.sink = sink
+        self.truth = ground_truth
+        self.watchdog = watchdog
+        self.record_timeline = timeline
+        # a crawlers.crawl.timeline.Timeline: where each thread's time goes (fetch, lock, waits)
+        self.thread_timeline = thread_timeline
+        self.priority = frontier.ordering == "priority"
+        self.visited = RacyVisitedSet() if not frontier.correct else VisitedSet()
+        self.opic = Opic(self.seeds) if self.priority else None
+        # Priority crawls may put a URL again with a higher priority; this set makes sure
+        # only its first copy out of the frontier is fetched.
+        self._fetch_once = VisitedSet() if self.priority else None
+        self._spill: deque[tuple[str, float]] = deque()  # overflow of the `spill` policy
+        self.producers = producers
+        self.poll = poll
+        # Batches of new links from the robots to the producers (producers > 0 only).
+        self._handoff: queue.SimpleQueue[list[tuple[str, float]]] = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self._stopped_by = ""
+        # _work_lock guards pending, the budget, and every counter below.
+        self._work_lock = threading.Lock()
+        self._pending = 0
+        self._budget: int | None = None
+        self._started = 0
+        self._fetched: set[str] = set()
+        self._n = 0
+        self._errors: Counter[str] = Counter()
+        self._per_thread = [0] * threads
+        self._links = self._dropped = self._spilled = 0
+        self._polite_waited = 0.0  # seconds robots slept for politeness (under _work_lock)
+        self._handoff_urls = self._handoff_peak = 0
+        self._timeline: list[tuple[float, str]] = []
+        # Robots are 0 .. threads-1, producers threads .. threads+producers-1; each thread
+        # writes only its own entry.
+        self._state = [IDLE] * (threads + producers)
+        self._since = [0.0] * (threads + producers)  # when the thread entered its state
+        self._deadlock = False
+        self._deadlock_after: float | None = None  # seconds from start to the last robot blocking
+        self._t0 = 0.0
+        self._last_page = 0.0  # monotonic time the last counted page was recorded
+
+    # -- the robots ---------------------------------------------------------------------------
+
+    def _finish(self, reason: str) -> None:
+        if not self._stop.is_set():
+            self._stopped_by = reason
+            self._stop.set()
+
+    def _set_state(self, i: int | None, state: str) -> None:
+        if i is not None and self._state[i] != state:
+            self._state[i] = state
+            self._since[i] = time.monotonic()
+
+    def _done(self, n: int = 1) -> None:
+        """``n`` claimed URLs are fully processed (or dropped)."""
+        with self._work_lock:
+            self._pending -= n
+            if self._pending <= 0:
+                self._finish("exhausted")
+
+    def _next_url(self, i: int) -> str | None:
+        """A URL to crawl, or ``None`` (look at the stop flag and come back)."""
+        self._set_state(i, IDLE)
+        if self._spill:
+            self._refill()
+        try:
+            url = self.frontier.get(timeout=self.poll)
+        except frontier_pkg.Empty:
+            try:
+                url, _ = self._spill.popleft()
+            except IndexError:
+                return None
+        if url is None:  # closed and drained
+            self._stop.wait(POLL)
+            return None
+        self._set_state(i, BUSY)
+        return url
+
+    def _refill(self) -> None:
+        """Move spilled URLs back into the frontier while it has room."""
+        while True:
+            try:
+                url, p = self._spill.popleft()
+            except IndexError:
+                return
+            try:
+                self.frontier.put(url, p, timeout=0)
+            except frontier_pkg.Full:
+                self._spill.appendleft((url, p))
+                return
+            except frontier_pkg.Closed:
+                return
+
+    def _enqueue(self, i: int, pairs: list[tuple[str, float]]) -> None:
+        """Robot ``i``'s new links: count them as pending, then put them (or hand them to the
+        producers)."""
+        if not pairs:
+            return
+        with self._work_lock:
+            self._pending += len(pairs)
+            if self.producers:
+                self._handoff_urls += len(pairs)
+                self._handoff_peak = max(self._handoff_peak, self._handoff_urls)
+        if self.producers:
+            self._handoff.put(pairs)
+        else:
+            self._put_all(i, pairs)
+
+    def _put_all(self, i: int | None, pairs: list[tuple[str, float]]) -> None:
+        """Put pending ``pairs`` into the frontier under the full-frontier policy; thread ``i``
+        (a robot, a producer, or ``None`` for the seeder) shows ``BLOCKED`` while it waits."""
+        f = self.frontier
+        if not f.bounded:
+            try:
+                f.put_many(pairs)
+            except frontier_pkg.Closed:
+                pass
+            return
+        for url, p in pairs:
+            if self.when_full == "block":
+                if not self._put_waiting(i, url, p):
+                    return
+            else:
+                try:
+                    f.put(url, p, timeout=0)
+                except frontier_pkg.Full:
+                    if self.when_full == "spill":
+                        self._spill.append((url, p))
+                        with self._work_lock:
+                            self._spilled += 1
+                    else:
+                        with self._work_lock:
+                            self._dropped += 1
+                        self._done()
+                except frontier_pkg.Closed:
+                    return
+        if self._spill and self.poll is None:
+            # The robots may have emptied the frontier and gone to sleep in an untimed get
+            # between our Full and our append, and nothing would wake them: refill now (if it
+            # is still full, a robot that takes from it comes back to refill after this append).
+            self._refill()
+
+    def _put_waiting(self, i: int | None, url: str, p: float) -> bool:
+        """Put one URL, waiting for room (``BLOCKED`` while it waits); False once stopped.
+
+        An untimed put never raises ``Full``, so it is tried without waiting first: a thread
+        asleep in put must show ``BLOCKED``, or the watchdog takes it for a busy one and a
+        deadlock or a lost wake-up in put goes unreported (the crawl would never end)."""
+        f = self.frontier
+        timeout = self.poll
+        if timeout is None:
+            try:
+                f.put(url, p, timeout=0)
+                return True
+            except frontier_pkg.Full:
+                self._set_state(i, BLOCKED)
+            except frontier_pkg.Closed:
+                return False
+        while True:
+            try:
+                f.put(url, p, timeout=timeout)
+                break
+            except frontier_pkg.Full:
+                self._set_state(i, BLOCKED)
+                if self._stop.is_set():
+                    return False
+            except frontier_pkg.Closed:
+                return False
+        self._set_state(i, BUSY)
+        return True
+
+    def _take_budget(self) -> bool:
+        with self._work_lock:
+            if self._budget is not None and self._started >= self._budget:
+                self._finish("max-pages")
+                return False
+            self._started += 1
+            return True
+
+    def _process(self, i: int, url: str) -> None:
+        if self.robots_allowed is not None and not self.robots_allowed(url):
+            result = FetchResult(url=url, final_url=url, error=faults.ROBOTS)
+        else:
+            tl = self.thread_timeline
+            if self.politeness_wait is not None:
+                start = time.perf_counter()
+                waited = self.politeness_wait(url)
+                if waited:
+                    if tl is not None:
+                        tl.record("polite", start, time.perf_counter())
+                    with self._work_lock:
+                        self._polite_waited += waited
+            if tl is None:
+                result = self.fetcher.fetch(url)
+            else:
+                with tl.span("fetch"):
+                    result = self.fetcher.fetch(url)
+        links = result.links
+        if self.in_scope is not None:
+            links = [u for u in links if self.in_scope(u)]
+        now = time.monotonic()
+        with self._work_lock:
+            self._n += 1
+            self._last_page = max(self._last_page, now)
+            self._per_thread[i] += 1
+            self._fetched.add(url)
+            self._links += len(result.links)
+            if result.error:
+                self._errors[result.error] += 1
+            if self.record_timeline:
+                self._timeline.append((now - self._t0, url))
+        if self.sink is not None:
+            self.sink.page(result)
+            self.sink.edges(url, result.links)
+        if self.opic is not None:
+            cash = self.opic.credit(url, links)
+            new = []
+            for u, c in zip(links, cash):
+                fresh = self.visited.claim(u)
+                if (fresh or u not in self._fetch_once) and self.opic.refresh(u, c):
+                    new.append((u, c))
+        else:
+            new = [(u, 0.0) for u in links if self.visited.claim(u)]
+        self._enqueue(i, new)
+
+    def _robot(self, i: int) -> None:
+        if self.thread_timeline is not None:
+            self.thread_timeline.mark()  # the robot's row starts now ...
+        while not self._stop.is_set():
+            url = self._next_url(i)
+            if url is None:
+                continue
+            if self._fetch_once is not None and not self._fetch_once.claim(url):
+                self._done()  # a stale copy of a URL re-queued with a higher priority
+                continue
+            if not self._take_budget():
+                return
+            try:
+                self._process(i, url)
+            finally:
+                self._done()
+        self._set_state(i, IDLE)
+        if self.thread_timeline is not None:
+            self.thread_timeline.mark()  # ... and ends now
+
+    def _producer(self, i: int) -> None:
+        """Take batches of new links from the hand-off and put them (state slot ``i``)."""
+        if self.thread_timeline is not None:
+            self.thread_timeline.mark()
+        while not self._stop.is_set():
+            try:
+                pairs = self._handoff.get(timeout=POLL)
+            except queue.Empty:
+                continue
+            with self._work_lock:
+                self._handoff_urls -= len(pairs)
+            self._set_state(i, BUSY)
+            self._put_all(i, pairs)
+            self._set_state(i, IDLE)
+        if self.thread_timeline is not None:
+            self.thread_timeline.mark()
+
+    # -- the conductor ------------------------------------------------------------------------
+
+    def _watch(self) -> None:
+        """Stop when no thread has moved for a while and nothing will move it again:
+
+        * *deadlock*: every robot blocked in put on a full frontier, for ``watchdog`` s;
+        * *lost wake-up*: nobody busy for ``watchdog`` s, yet a waiter could proceed (a robot
+          idle in get while the frontier holds URLs, or a thread blocked in put while it has
+          room): the signal that should have woken it never came;
+        * *stall*: every thread idle on an empty frontier while URLs are still counted as
+          pending (a racy frontier lost them).
+        """
+        room = self.frontier.capacity if self.frontier.bounded else None
+        while not self._stop.wait(0.05):
+            now = time.monotonic()
+            states, since = list(self._state), list(self._since)
+            robots = states[: self.threads]
+            quiet = now - max(since)  # seconds since the last thread changed state
+            size = len(self.frontier)
+            if all(s == BLOCKED for s in robots) and (room is None or size >= room):
+                if now - max(since[: self.threads]) >= self.watchdog:
+                    self._deadlock = True
+                    self._deadlock_after = round(max(since[: self.threads]) - self._t0, 4)
+                    self._finish("deadlock")
+            elif BUSY not in states and (
+                (size > 0 and IDLE in robots)
+                or (room is not None and size < room and BLOCKED in states)
+            ):
+                if quiet >= self.watchdog:
+                    self._finish("lost-wakeup")
+            elif (all(s == IDLE for s in states) and size == 0
+                  and not self._spill and self._handoff.empty()):
+                if quiet >= max(0.5, 10 * POLL):
+                    self._finish("stalled")
+
+    def run(
+        self,
+        seconds: float | None = None,
+        max_pages: int | None = None,
+        progress: Callable[[CrawlReport], None] | None = None,
+    ) -> CrawlReport:
+        """Crawl until the time slice ``seconds`` ends, ``max_pages`` fetches were made, the
+        web is exhausted, or a deadlock is detected. Ctrl-C (``KeyboardInterrupt``) stops the
+        crawl cleanly and still returns the report; ``progress`` is called about 5 times a
+        second with a partial report."""
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be positive, got {seconds!r}")
+        if max_pages is not None and max_pages < 1:
+            raise ValueError(f"max pages must be a positive integer, got {max_pages!r}")
+        if self.thread_timeline is None:
+            return self._run(seconds, max_pages, progress)
+        from frontier import probe
+
+        # the frontier reports its lock and condition waits while the threads run
+        self.thread_timeline.t0 = time.perf_counter()  # its clock starts with the crawl
+        with probe.recording(self.thread_timeline.record):
+            return self._run(seconds, max_pages, progress)
+
+    def _run(self, seconds: float | None, max_pages: int | None,
+             progress: Callable[[CrawlReport], None] | None) -> CrawlReport:
+        self._budget = max_pages
+        self._t0 = time.monotonic()
+        seeds = [(u, self.opic.priority(u) if self.opic else 0.0) for u in self.seeds]
+        seeds = [(u, p) for u, p in seeds if self.visited.claim(u)]
+        if not seeds:
+            self._finish("exhausted")
+        # The seeds that fit go in before the robots start (the paper's step 6); a seeder
+        # thread puts the rest, so that a full bounded frontier never blocks the conductor.
+        with self._work_lock:
+            self._pending += len(seeds)
+        placed = 0
+        for url, p in seeds:
+            try:
+                self.frontier.put(url, p, timeout=0)
+            except frontier_pkg.Full:
+                break
+            placed += 1
+        robots = [
+            threading.Thread(target=self._robot, args=(i,), name=f"robot-{i}", daemon=True)
+            for i in range(self.threads)
+        ]
+        robots += [
+            threading.Thread(target=self._producer, args=(self.threads + j,),
+                             name=f"producer-{j}", daemon=True)
+            for j in range(self.producers)
+        ]
+        for t in robots:
+            t.start()
+        seeder = threading.Thread(target=self._put_all, args=(None, seeds[placed:]),
+                                  name="seeder", daemon=True)
+        seeder.start()
+        watchdog = threading.Thread(target=self._watch, name="watchdog", daemon=True)
+        watchdog.start()
+        deadline = None if seconds is None else self._t0 + seconds
+        try:
+            while not self._stop.is_set():
+                wait = 0.2 if deadline is None else min(0.2, deadline - time.monotonic())
+                if wait <= 0:
+                    self._finish("time")
+                    break
+                self._stop.wait(wait)
+                if progress is not None:
+                    progress(self._report())
+        except KeyboardInterrupt:
+            self._finish("interrupted")
+        finally:
+            self._stop.set()
+            stopped = time.monotonic()
+            self.frontier.close()
+            for t in [*robots, seeder, watchdog]:
+                t.join(timeout=max(5.0, 3 * self.watchdog))
+        # Pages in flight when the crawl stopped are still counted when they land, so the clock
+        # runs until the last of them: pages per second never count a page without its time.
+        with self._work_lock:
+            elapsed = max(stopped, self._last_page) - self._t0
+        return self._report(elapsed)
+
+    def _report(self, elapsed: float | None = None) -> CrawlReport:
+        final = elapsed is not None
+        elapsed = elapsed if final else time.monotonic() - self._t0
+        with self._work_lock:
+            n, unique = self._n, len(self._fetched)
+            r = CrawlReport(
+                frontier=self.frontier.name,
+                threads=self.threads,
+                seconds=round(elapsed, 4),
+                pages_fetched=n,
+                unique_pages=unique,
+                duplicates=n - unique,
+                overlap=overlap(n, unique),
+                errors=dict(self._errors),
+                pages_per_second=n / elapsed if elapsed > 0 else 0.0,
+                pages_per_thread=list(self._per_thread),
+                links_found=self._links,
+                politeness_waited=round(self._polite_waited, 4),
+                urls_discovered=len(self.visited),
+                urls_dropped=self._dropped,
+                urls_spilled=self._spilled,
+                visited_races=self.visited.races,
+                stopped_by=self._stopped_by,
+                deadlock=self._deadlock,
+                deadlock_after=self._deadlock_after,
+                producers=self.producers,
+                handoff_peak=self._handoff_peak,
+            )
+            fetched = list(self._fetched) if final else []
+            if final and self.record_timeline:
+                r.timeline = list(self._timeline)
+        if final:
+            if self._stopped_by == "stalled":
+                r.urls_lost = max(self._pending, 0)
+            r.frontier_stats = self.frontier.stats.as_dict()
+            if self.truth is not None:
+                r.web_size = self.truth.size
+                r.coverage = self.truth.coverage(unique)
+                r.quality = self.truth.quality(fetched)
+        return r

@@ -1,0 +1,150 @@
+"""What a crawl runs against: the generated web (served or simulated) or real sites.
+
+:func:`open_target` turns the web options shared by ``crawlab crawl`` and the labs into a
+:class:`Target`: a fetcher, the seed URLs, the scope, robots.txt and politeness hooks, and the
+ground truth (size U and PageRank) when the web is known. It is a context manager because the
+default target starts the local HTTP server for the duration of the crawl.
+
+Three kinds:
+
+``served`` (default)
+    a generated web served on 127.0.0.1 (one port per site, in a separate process) with
+    injected latency, fetched over real HTTP and parsed with lxml (or bs4).
+``sim``
+    the same generated web through :class:`~crawlers.web.simfetch.SimulatedFetcher`: no sockets,
+    no parsing, a latency model; or zero latency to measure the frontier alone.
+``urls``
+    any sites given by seed URL, real ones included: scope limited to the seed sites,
+    robots.txt honoured, a politeness delay per site.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from crawlers.crawl.report import GroundTruth
+from crawlers.page.fetch import Fetcher, HttpFetcher
+from crawlers.page.robots import Politeness, RobotsCache
+from crawlers.page.urls import Scope, normalize
+
+__all__ = ["Target", "WebOptions", "open_target"]
+
+
+@dataclass
+class WebOptions:
+    """The web options of a crawl (the command line's ``--pages``, ``--sites``, ...)."""
+
+    kind: str = "served"  # served | sim | urls
+    pages: int = 2000
+    sites: int = 20
+    seed: int = 1
+    latency: float = 0.02
+    jitter: float | None = None
+    seed_urls: Sequence[str] = ()
+    parser: str = "lxml"
+    politeness: float = 1.0  # seconds between requests to one site (--seed-url); 0: none
+    threads: int = 8  # sizes the HTTP connection pool
+
+
+@dataclass
+class Target:
+    """A ready-to-crawl web. ``in_scope``, ``robots_allowed`` and ``politeness_wait`` are
+    ``None`` when the web needs no such rule; ``truth`` is ``None`` for unknown webs."""
+
+    fetcher: Fetcher
+    seeds: list[str]
+    truth: GroundTruth | None
+    description: str
+    in_scope: Callable[[str], bool] | None = None
+    robots_allowed: Callable[[str], bool] | None = None
+    politeness_wait: Callable[[str], Any] | None = None
+
+
+def _check(opts: WebOptions) -> None:
+    if opts.kind not in ("served", "sim", "urls"):
+        raise ValueError(f"unknown web kind {opts.kind!r}")
+    if opts.kind != "urls":
+        if opts.pages < 1 or opts.sites < 1 or opts.pages < opts.sites:
+            raise ValueError(
+                f"need pages >= sites >= 1, got {opts.pages} pages over {opts.sites} sites"
+            )
+    if opts.latency < 0 or (opts.jitter is not None and opts.jitter < 0):
+        raise ValueError("latency and jitter must not be negative")
+    if opts.politeness < 0:
+        raise ValueError("politeness delay must not be negative")
+
+
+@contextlib.contextmanager
+def open_target(opts: WebOptions) -> Iterator[Target]:
+    """Build the target ``opts`` describe, for the duration of the ``with`` block.
+
+    Bad options raise :class:`ValueError` with a one-line message (an invalid seed URL, a
+    web with more sites than pages ...).
+    """
+    _check(opts)
+    if opts.kind == "urls":
+        yield from _real_sites(opts)
+        return
+    from crawlers.web import webgen
+
+    web = webgen.generate(n_pages=opts.pages, n_sites=opts.sites, seed=opts.seed)
+    jitter = opts.latency / 2 if opts.jitter is None else opts.jitter
+    if opts.kind == "sim":
+        from crawlers.web.simfetch import SimulatedFetcher
+
+        fetcher = SimulatedFetcher(web, latency=opts.latency, jitter=jitter, seed=opts.seed)
+        addressing = fetcher.addressing
+        yield Target(
+            fetcher=fetcher,
+            seeds=addressing.seed_urls(),
+            truth=GroundTruth(web.size, web.pagerank(), addressing.page_of),
+            description=f"simulated web: {web.size} pages, {web.n_sites} sites, "
+            f"latency {opts.latency * 1000:g} ms",
+        )
+        return
+    from crawlers.web.server import WebServer
+
+    with WebServer(web, latency=opts.latency, jitter=jitter, seed=opts.seed) as server:
+        addressing = server.addressing
+        fetcher = HttpFetcher(parser=opts.parser, pool_size=max(8, opts.threads))
+        try:
+            yield Target(
+                fetcher=fetcher,
+                seeds=server.seed_urls,
+                truth=GroundTruth(web.size, web.pagerank(), addressing.page_of),
+                description=f"generated web served on 127.0.0.1: {web.size} pages, "
+                f"{web.n_sites} sites, latency {opts.latency * 1000:g} ms, parser {opts.parser}",
+            )
+        finally:
+            fetcher.close()
+
+
+def _real_sites(opts: WebOptions) -> Iterator[Target]:
+    seeds = []
+    for raw in opts.seed_urls:
+        url = normalize(raw)
+        if url is None or not url.startswith(("http://", "https://")):
+            raise ValueError(f"invalid seed URL: {raw!r}")
+        seeds.append(url)
+    if not seeds:
+        raise ValueError("give at least one --seed-url")
+    fetcher = HttpFetcher(parser=opts.parser, pool_size=max(8, opts.threads))
+    robots = RobotsCache(fetcher)
+    polite = Politeness(opts.politeness)  # 0: no delay (a local site needs none)
+    scope = Scope(seeds)
+    try:
+        yield Target(
+            fetcher=fetcher,
+            seeds=seeds,
+            truth=None,
+            in_scope=scope.__contains__,
+            robots_allowed=robots.allowed,
+            politeness_wait=polite.wait if opts.politeness > 0 else None,
+            description=f"{len(scope.sites)} site(s) from seed URLs, robots.txt honoured, "
+            f"politeness {opts.politeness:g} s",
+        )
+    finally:
+        fetcher.close()

@@ -1,0 +1,313 @@
+"""Link extractors: from an HTML body to the absolute, normalized links it contains.
+
+An extractor is a function ``(body: bytes, url: str) -> list[str]`` returning the
+``href`` of every ``<a>`` and ``<area>``, resolved against the document URL or its
+``<base href>``, passed through :func:`crawlers.page.urls.normalize` (rejected schemes
+dropped) and deduplicated in page order. It raises :class:`MalformedPage` when the body
+is not an HTML document at all (empty, or binary: NUL bytes); sloppy HTML is not an
+error, both parsers repair it the way browsers do.
+
+Why two extractors (measured in ``labs/lab_extractors.py``):
+
+* ``lxml`` (default) parses the whole page in C and then reads the few ``href``
+  attributes. lxml releases the GIL while it parses, but only with a parser the thread does
+  not share: ``lxml.html``'s module-level default parser is one object for every thread, and
+  with it two robots never parse at once (measured: 16 threads parsed no faster than one).
+  So each thread gets its own parser (:func:`_thread_parser`), and parsing runs on every core.
+* ``bs4`` (BeautifulSoup on the lxml tree builder) calls back into Python for every start
+  tag, end tag and text node, re-taking the GIL each time: with many threads it convoys.
+  It is kept for :func:`page_info`, where its API pays, and as ``--parser bs4`` so a lab
+  can show the convoy.
+
+All functions here are thread-safe: the only shared state is the LRU cache of
+:func:`resolve_links` (``functools.lru_cache`` is thread-safe) and one parser per thread.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import lxml.etree
+import lxml.html
+
+from crawlers.page.urls import normalize
+
+Extractor = Callable[[bytes, str], list[str]]
+
+#: Elements whose ``href`` is a link to follow (same choice as Scrapy's LinkExtractor).
+LINK_TAGS = ("a", "area")
+_SNIFF_BYTES = 1024
+
+
+class MalformedPage(ValueError):
+    """The body is not an HTML document (empty, or binary content)."""
+
+
+def check_html(body: bytes) -> None:
+    """Raise :class:`MalformedPage` if ``body`` is empty/blank or has a NUL byte in its
+    first KiB (how browsers sniff binary content). O(1 KiB)."""
+    if not body.strip():
+        raise MalformedPage("empty document")
+    if b"\x00" in body[:_SNIFF_BYTES]:
+        raise MalformedPage("binary content")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _normalize_cached(href: str, base: str) -> str | None:
+    return normalize(href, base)
+
+
+def clear_cache() -> None:
+    """Forget the normalized links of earlier pages (labs call it so each crawl starts cold)."""
+    _normalize_cached.cache_clear()
+    _qualifying_directory.cache_clear()
+
+
+def _directory_of(base: str) -> str | None:
+    """``base`` up to its last ``/`` when that is a directory every relative reference
+    (other than an empty one, a query or a fragment) resolves against alike (RFC 3986 5.2.3);
+    None when ``base`` has a query or fragment, or no path."""
+    if "?" in base or "#" in base or base.count("/") < 3:
+        return None
+    return base[: base.rfind("/") + 1]
+
+
+_IGNORED_AROUND = str.maketrans("", "", "\t\n\r")
+_C0_OR_SPACE = "".join(map(chr, range(33)))
+
+
+def _resolves_to_base_path(href: str) -> bool:
+    """Whether ``href`` may keep the base's path, so that it must be resolved against the
+    page itself rather than its directory: empty, a query, a fragment, ``;``, an empty
+    authority (``//``) or a scheme (``http:`` alone keeps the base's path; any scheme is
+    sent the slow way, which is always right). Looks at ``href`` the way :func:`normalize`
+    and ``urljoin`` see it (stripped, tabs and newlines removed, leading control
+    characters dropped). O(len(href))."""
+    seen = href.strip().translate(_IGNORED_AROUND).lstrip(_C0_OR_SPACE)
+    if not seen or seen[0] in "?#;" or seen.startswith("//"):
+        return True
+    return ":" in seen.partition("/")[0].partition("?")[0].partition("#")[0]
+
+
+#: A reference made of plain path segments (unreserved characters, none empty or starting
+#: with a dot) after an optional ``/`` or some leading ``../``, with an optional fragment:
+#: ``frontiers.html``, ``../api/crawlers.html#crawlers.page.fetch``, ``/_static/x.css``. Against
+#: a normalized base, it resolves by string operations alone (see :class:`_PlainResolver`).
+#: No nested repetition, so matching is linear.
+_SEGMENT = r"[A-Za-z0-9_~-][A-Za-z0-9._~-]*"
+_PLAIN_REFERENCE = re.compile(rf"(/|(?:\.\./)*)({_SEGMENT}(?:/{_SEGMENT})*/?)(?:#.*)?", re.DOTALL)
+
+
+_PLAIN_SEGMENT = re.compile(_SEGMENT)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _qualifying_directory(directory: str) -> bool:
+    """Whether ``directory`` (a URL ending in ``/``) is normalized with no empty segment
+    in its path, the condition of :class:`_PlainResolver`. Cached: a crawl visits many
+    pages per directory."""
+    if normalize(directory) != directory:
+        return False
+    return "//" not in directory[directory.index("/", directory.index("//") + 2):]
+
+
+class _PlainResolver:
+    """Resolves the common references of a page without :func:`normalize`.
+
+    Built for one page from its base URL, which must be normalized, have no query or
+    fragment, and no empty segment in its path (``urljoin`` drops empty segments while
+    resolving, plain concatenation would not). Then, for a reference matching
+    :data:`_PLAIN_REFERENCE`, ``normalize(href, base)`` is exactly the origin, the base's
+    directory segments less one per leading ``../`` (never above the root, as RFC 3986
+    5.2.4 says) and the reference's path: its characters are all unreserved, it has no dot
+    segment, and the base's part is already in normal form (:func:`normalize` is
+    idempotent). A fragment-only or empty reference resolves to the base itself. Anything
+    else answers None and goes the slow way. Equality with :func:`normalize` is checked by
+    a property test. O(len(href)) per call; immutable, hence thread-safe.
+    """
+
+    __slots__ = ("base", "origin", "segments", "prefixes")
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        path_start = base.index("/", base.index("//") + 2)
+        self.origin = base[:path_start]
+        directory = base[path_start: base.rfind("/") + 1]  # "/a/b/"
+        self.segments = directory[1:-1].split("/") if directory != "/" else []
+        self.prefixes: dict[int, str] = {}  # number of ../ -> origin + remaining directory
+
+    @staticmethod
+    def for_base(base: str) -> _PlainResolver | None:
+        """A resolver for ``base``, or None when ``base`` does not qualify. A base made of
+        a qualifying directory (cached) and a plain file name qualifies too: the name
+        changes nothing that :func:`normalize` would rewrite."""
+        if "?" in base or "#" in base or base.count("/") < 3:
+            return None
+        cut = base.rfind("/") + 1
+        if cut == len(base) or _PLAIN_SEGMENT.fullmatch(base, cut):
+            qualifies = _qualifying_directory(base[:cut])
+        else:
+            qualifies = _qualifying_directory(base[:cut]) and normalize(base) == base
+        return _PlainResolver(base) if qualifies else None
+
+    def resolve(self, href: str) -> str | None:
+        """``normalize(href, base)`` for a plain reference; None when ``href`` is not one."""
+        if not href or href[0] == "#":
+            return self.base
+        match = _PLAIN_REFERENCE.fullmatch(href)
+        if match is None:
+            return None
+        lead, path = match.groups()
+        if lead == "/":
+            return self.origin + "/" + path
+        ups = len(lead) // 3
+        prefix = self.prefixes.get(ups)
+        if prefix is None:
+            kept = self.segments[: max(len(self.segments) - ups, 0)]
+            prefix = self.prefixes[ups] = self.origin + "/" + "".join(s + "/" for s in kept)
+        return prefix + path
+
+
+def resolve_links(hrefs: Iterable[str | None], url: str, base_href: str | None) -> list[str]:
+    """Normalize ``hrefs`` against the page URL (or its ``<base href>``), drop rejected
+    ones, deduplicate keeping first occurrences. O(total length).
+
+    Pages repeat the same hrefs (navigation bars, indexes): each distinct href is resolved
+    once per page. Most hrefs of real pages are plain relative paths or fragments, which a
+    :class:`_PlainResolver` resolves with string operations; the others go through
+    :func:`normalize`, against the page's directory rather than the page itself where that
+    gives the same answer, so a bounded LRU cache serves every page of a directory. The
+    cache is thread-safe (``functools.lru_cache``).
+    """
+    base = url
+    if base_href:
+        base = normalize(base_href, url) or url
+    plain = _PlainResolver.for_base(base)
+    directory = _directory_of(base)
+    seen: dict[str, None] = {}
+    for href in dict.fromkeys(hrefs):
+        if href is None:
+            continue
+        link = plain.resolve(href) if plain is not None else None
+        if link is None:
+            against = directory if directory and not _resolves_to_base_path(href) else base
+            link = _normalize_cached(href, against)
+        if link is not None:
+            seen.setdefault(link, None)
+    return list(seen)
+
+
+_per_thread = threading.local()
+
+
+def _thread_parser() -> lxml.html.HTMLParser:
+    """This thread's own HTML parser (made on first use), so lxml can parse without the GIL."""
+    parser = getattr(_per_thread, "parser", None)
+    if parser is None:
+        parser = _per_thread.parser = lxml.html.HTMLParser(collect_ids=False)
+    return parser
+
+
+def extract_lxml(body: bytes, url: str) -> list[str]:
+    """Links of ``body`` with one ``lxml.html`` parse in C, then the hrefs. O(len(body))."""
+    check_html(body)
+    try:
+        root = lxml.html.document_fromstring(body, parser=_thread_parser())
+    except (lxml.etree.ParserError, ValueError) as exc:
+        raise MalformedPage(str(exc)) from None
+    base_href = None
+    for base in root.iter("base"):
+        base_href = base.get("href")
+        if base_href:
+            break
+    return resolve_links((el.get("href") for el in root.iter(*LINK_TAGS)), url, base_href)
+
+
+def _soup(body: bytes):  # noqa: ANN202 - bs4 is an optional-looking heavy import
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(body, "lxml")
+
+
+def extract_bs4(body: bytes, url: str) -> list[str]:
+    """Links of ``body`` with BeautifulSoup on the lxml builder. O(len(body)), but with a
+    Python callback per element (holds the GIL: see the module docstring)."""
+    check_html(body)
+    soup = _soup(body)
+    base = soup.find("base", href=True)
+    base_href = base.get("href") if base is not None else None
+    links = soup.find_all(LINK_TAGS, href=True)
+    return resolve_links((a.get("href") for a in links), url, base_href)
+
+
+def extract_scrapy(body: bytes, url: str) -> list[str]:
+    """Links of ``body`` with Scrapy's ``LinkExtractor`` (for comparison only).
+
+    Requires scrapy (not a dependency of crawlab): raises ImportError without it.
+    Scrapy resolves ``<base href>`` and drops fragments itself; we still normalize.
+    """
+    check_html(body)
+    from scrapy.http import HtmlResponse
+    from scrapy.linkextractors import LinkExtractor
+
+    response = HtmlResponse(url=url, body=body, encoding="utf-8")
+    links = LinkExtractor(tags=LINK_TAGS, attrs=("href",), deny_extensions=[]).extract_links(
+        response)
+    return resolve_links((link.url for link in links), url, None)
+
+
+#: Extractors by name, as chosen by ``--parser`` (``scrapy`` needs scrapy installed).
+EXTRACTORS: dict[str, Extractor] = {
+    "lxml": extract_lxml,
+    "bs4": extract_bs4,
+    "scrapy": extract_scrapy,
+}
+
+
+def get_extractor(name: str) -> Extractor:
+    """The extractor called ``name``; ValueError listing the known names otherwise."""
+    try:
+        return EXTRACTORS[name]
+    except KeyError:
+        raise ValueError(f"unknown parser {name!r} (known: {', '.join(EXTRACTORS)})") from None
+
+
+@dataclass
+class PageInfo:
+    """What a page says about itself, beyond its links."""
+
+    title: str | None = None
+    base_href: str | None = None
+    robots: frozenset[str] = field(default_factory=frozenset)  # e.g. {"noindex", "nofollow"}
+    text_length: int = 0
+
+    @property
+    def nofollow(self) -> bool:
+        """``<meta name="robots" content="nofollow">`` (or ``none``) is present."""
+        return bool(self.robots & {"nofollow", "none"})
+
+    @property
+    def noindex(self) -> bool:
+        """``<meta name="robots" content="noindex">`` (or ``none``) is present."""
+        return bool(self.robots & {"noindex", "none"})
+
+
+def page_info(body: bytes) -> PageInfo:
+    """Title, ``<base href>``, ``<meta name="robots">`` directives and visible-text length,
+    with BeautifulSoup (its API pays here). Raises :class:`MalformedPage`. O(len(body))."""
+    check_html(body)
+    soup = _soup(body)
+    title = soup.title.get_text(strip=True) if soup.title is not None else None
+    base = soup.find("base", href=True)
+    robots: set[str] = set()
+    for meta in soup.find_all("meta", attrs={"name": True, "content": True}):
+        if meta["name"].strip().lower() == "robots":
+            robots.update(t.strip().lower() for t in meta["content"].split(",") if t.strip())
+    for tag in soup(["script", "style"]):
+        tag.decompose()
+    return PageInfo(title=title, base_href=base.get("href") if base is not None else None,
+                    robots=frozenset(robots), text_length=len(soup.get_text(" ", strip=True)))

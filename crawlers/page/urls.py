@@ -1,0 +1,189 @@
+"""URLs of the crawl: normalization, sites and scope (robots.txt and politeness are in
+:mod:`crawlers.page.robots`).
+
+Invariant kept by every crawler component: **a URL that enters a frontier, a seen-set or an
+edge list went through** :func:`normalize` **once**. Two spellings of the same resource then
+compare equal as strings, which is what the frontier's duplicate detection relies on.
+
+A *site* is ``host:port`` (:func:`site_of`): on the served lab web every site is one
+127.0.0.1 port, and politeness, robots.txt and scope all work per site.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
+
+#: Schemes a crawler fetches; every other scheme (mailto, javascript, data, file, ftp,
+#: tel, ...) is rejected by :func:`normalize`.
+FETCHABLE_SCHEMES = frozenset({"http", "https"})
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+_WHITESPACE = str.maketrans("", "", "\t\n\r")
+_PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+)
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
+_QUERY_SAFE = _PATH_SAFE + "?"
+
+
+def _fix_percent(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _UNRESERVED else "%" + match.group(1).upper()
+
+
+def _remove_dot_segments(path: str) -> str:
+    """RFC 3986 section 5.2.4 for an absolute path: ``/a/./b/../c`` -> ``/a/c``."""
+    if "." not in path:
+        return path
+    segments = path.split("/")
+    out: list[str] = []
+    for segment in segments:
+        if segment == ".":
+            continue
+        if segment == "..":
+            if len(out) > 1:
+                out.pop()
+            continue
+        out.append(segment)
+    if segments[-1] in (".", ".."):
+        out.append("")
+    return "/".join(out) or "/"
+
+
+def normalize(url: str, base: str | None = None) -> str | None:
+    """The canonical absolute form of ``url`` (resolved against ``base``), or None.
+
+    Resolves relative references, lowercases scheme and host, drops the default port,
+    the fragment, user info and an empty query, removes dot segments, upper-cases
+    percent-escapes and decodes escaped unreserved characters, and percent-encodes
+    characters that may not appear in a URL. Returns None for non-http(s) schemes
+    (``mailto:``, ``javascript:``, ``data:``, ``file:``, ...), a missing host, a bad port
+    or other garbage. Idempotent: ``normalize(normalize(u)) == normalize(u)``.
+
+    O(len(url)); pure, hence thread-safe.
+
+    >>> normalize("HTTP://Example.COM:80/a/./b/../c#frag")
+    'http://example.com/a/c'
+    >>> normalize("../x.html?q=1", "http://h:8000/d/e/f.html")
+    'http://h:8000/d/x.html?q=1'
+    >>> normalize("mailto:someone@example.com") is None
+    True
+    """
+    if not isinstance(url, str):
+        return None
+    url = url.strip().translate(_WHITESPACE)
+    try:
+        if base is not None:
+            url = urljoin(base, url)
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme not in FETCHABLE_SCHEMES:
+            return None
+        host = parts.hostname  # lowercased, brackets of IPv6 removed
+        port = parts.port  # ValueError when not a number in range
+    except ValueError:
+        return None
+    if not host:
+        return None
+    host = host.rstrip(".")
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return None
+    if ":" in host:
+        host = f"[{host}]"
+    elif not host or any(c in host for c in " /\\%@"):
+        return None
+    netloc = host if port is None or port == DEFAULT_PORTS[scheme] else f"{host}:{port}"
+    path = _PERCENT.sub(_fix_percent, parts.path)
+    path = _remove_dot_segments(quote(path, safe=_PATH_SAFE)) if path else "/"
+    if not path.startswith("/"):
+        path = "/" + path
+    query = quote(_PERCENT.sub(_fix_percent, parts.query), safe=_QUERY_SAFE)
+    return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def site_of(url: str) -> str:
+    """The site of an absolute http(s) URL: ``host:port`` with the port always written.
+
+    ``site_of("http://Site3.crawlab.test/p1.html") == "site3.crawlab.test:80"``.
+    Raises ValueError for a URL without an http(s) scheme or a host. O(len(url));
+    thread-safe.
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = parts.hostname
+    if scheme not in FETCHABLE_SCHEMES or not host:
+        raise ValueError(f"not an absolute http(s) URL: {url!r}")
+    port = parts.port or DEFAULT_PORTS[scheme]
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{host}:{port}"
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a normalized URL (where ``/robots.txt`` lives)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+#: ``scheme://authority`` of a URL that :func:`urllib.parse.urlsplit` splits right there:
+#: lowercase http(s), then no character it would remove (tab, CR, LF) before the path.
+_PLAIN_ORIGIN = re.compile(r"https?://[^/?#\t\r\n]*(?=[/?#]|\Z)")
+
+
+class Scope:
+    """Which URLs a crawl may follow: by default only those on the seed sites.
+
+    ``Scope(seeds)`` keeps the sites of the seeds; ``extra_sites`` adds sites
+    (``host:port``); ``anywhere=True`` accepts every fetchable URL. ``url in scope`` is
+    O(len(url)); the answer depends only on the URL's scheme and authority, so it is
+    remembered per ``scheme://authority`` prefix (:data:`_PLAIN_ORIGIN`, at most
+    ``memo_size`` of them): a page's links are mostly on a few sites, and parsing each one
+    again cost more than the rest of the crawl loop. The sites never change after
+    construction; the memo is a dict whose reads and writes are atomic, and two threads
+    that miss at once both compute the same answer, hence thread-safe.
+    """
+
+    memo_size = 4096
+
+    def __init__(
+        self, seeds: Iterable[str], *, extra_sites: Iterable[str] = (), anywhere: bool = False
+    ) -> None:
+        sites = set(extra_sites)
+        for seed in seeds:
+            sites.add(site_of(seed))
+        self.sites: frozenset[str] = frozenset(sites)
+        self.anywhere = anywhere
+        self._memo: dict[str, bool] = {}  # scheme://authority -> in scope
+
+    def _site_in(self, url: str) -> bool:
+        try:
+            return site_of(url) in self.sites
+        except ValueError:
+            return False
+
+    def __contains__(self, url: str) -> bool:
+        if self.anywhere:
+            return True
+        match = _PLAIN_ORIGIN.match(url) if isinstance(url, str) else None
+        if match is None:
+            return self._site_in(url)
+        origin = match.group()
+        known = self._memo.get(origin)
+        if known is None:
+            known = self._site_in(url)
+            if len(self._memo) < self.memo_size:
+                self._memo[origin] = known
+        return known
+
+    def allows(self, url: str) -> bool:
+        """Same as ``url in scope``."""
+        return url in self
+
+    def __repr__(self) -> str:
+        return f"Scope({len(self.sites)} sites, anywhere={self.anywhere})"

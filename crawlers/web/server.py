@@ -1,0 +1,242 @@
+"""The local web server of the labs: lifecycle (process or thread) and the CLI.
+
+``with WebServer(web, latency=0.05) as srv:`` serves every site of ``web`` (and any
+``dirs``) on its own 127.0.0.1 port and exposes ``srv.seed_urls`` and ``srv.site_urls``.
+
+By default the server runs in a **separate process** (``mode="process"``, spawn start
+method, safe whether or not the parent has threads): the crawler's threads run in the
+calling process, and a server sharing their GIL would become the bottleneck the labs
+are meant to measure elsewhere. ``mode="thread"`` runs the event loop in a daemon thread
+of the calling process, for tests. Start-up reports the bound ports back to the parent
+(or the bind error, raised as :class:`ServerError`); shutdown is bounded in time
+(join, then terminate, then kill).
+
+The command line ``crawlab serve`` is :mod:`crawlers.cli.serve`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from crawlers.page.faults import FaultPlan
+from crawlers.web.httpd import HOST, LabServer, ServerConfig
+from crawlers.web.webgen import Addressing, Web
+
+
+class ServerError(RuntimeError):
+    """The server could not start (port in use, bad directory, start-up timeout)."""
+
+
+async def serve(config: ServerConfig, on_ready: Callable[[list[int]], None],
+                 stop: asyncio.Event) -> None:
+    """Bind, report the ports, serve until ``stop`` is set, close (bounded)."""
+    server = LabServer(config)
+    ports = await server.start()
+    try:
+        on_ready(ports)
+        await stop.wait()
+    finally:
+        await server.close()
+
+
+def _child_main(config: ServerConfig, conn: Any) -> None:
+    """Entry point of the server process: report ``("ready", ports)`` or
+    ``("error", message)`` on ``conn``; stop when the parent sends anything or dies."""
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+
+        def wait_parent() -> None:
+            try:
+                conn.recv()
+            except (EOFError, OSError):
+                pass
+            loop.call_soon_threadsafe(stop.set)
+
+        try:
+            await serve(config, lambda ports: (
+                conn.send(("ready", ports)),
+                threading.Thread(target=wait_parent, daemon=True).start()), stop)
+        except OSError as exc:
+            conn.send(("error", describe_os_error(exc, config)))
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:  # pragma: no cover - Ctrl-C in a terminal reaches the child too
+        pass
+
+
+def describe_os_error(exc: OSError, config: ServerConfig) -> str:
+    if exc.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
+        return f"port in use (port base {config.port_base}): {exc.strerror}"
+    return str(exc)
+
+
+class WebServer:
+    """The lab web served on 127.0.0.1, one port per site; a context manager.
+
+    Sites are the generated web's (in site order) followed by one per directory of
+    ``dirs``. ``latency``/``jitter`` are seconds (deterministic per URL from ``seed``),
+    ``faults`` a :class:`FaultPlan`, ``disallow`` the path prefixes of every generated
+    site's robots.txt, ``port_base`` fixes site ``i`` on port ``port_base + i`` (default:
+    ephemeral ports), ``hold`` how long a ``timeout`` fault keeps a request unanswered.
+
+    Not thread-safe to start/stop concurrently; the attributes are read-only once started.
+    """
+
+    def __init__(
+        self,
+        web: Web | None = None,
+        *,
+        dirs: Sequence[str] = (),
+        latency: float = 0.0,
+        jitter: float = 0.0,
+        seed: int = 0,
+        faults: FaultPlan | None = None,
+        disallow: Sequence[str] = (),
+        crawl_delay: float | None = None,
+        port_base: int | None = None,
+        hold: float = 60.0,
+        mode: str = "process",
+        start_timeout: float = 60.0,
+    ) -> None:
+        if mode not in ("process", "thread"):
+            raise ValueError("mode must be 'process' or 'thread'")
+        for d in dirs:
+            if not os.path.isdir(d):
+                raise ServerError(f"unknown directory: {d}")
+        self.config = ServerConfig(
+            web=web, dirs=[os.path.abspath(d) for d in dirs], latency=latency, jitter=jitter,
+            seed=seed, faults=faults if faults is not None else FaultPlan(),
+            disallow=tuple(disallow), crawl_delay=crawl_delay, port_base=port_base, hold=hold)
+        if self.config.n_sites == 0:
+            raise ValueError("nothing to serve: give a web or a directory")
+        self.web = web
+        self.mode = mode
+        self.start_timeout = start_timeout
+        self.ports: list[int] = []
+        self._process: multiprocessing.process.BaseProcess | None = None
+        self._conn: Any = None
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+
+    # -- addresses ---------------------------------------------------------------------
+    @property
+    def site_urls(self) -> list[str]:
+        """``http://127.0.0.1:PORT`` of every site, in site order."""
+        return [f"http://{HOST}:{port}" for port in self.ports]
+
+    @property
+    def addressing(self) -> Addressing:
+        """The served addressing of the generated web (page ids <-> served URLs)."""
+        if self.web is None:
+            raise ValueError("no generated web is served")
+        return self.web.served(self.ports[: self.web.n_sites])
+
+    @property
+    def seed_urls(self) -> list[str]:
+        """The seed URL of every site: home pages, then ``/`` of each directory."""
+        seeds = self.addressing.seed_urls() if self.web is not None else []
+        n_web = len(seeds)
+        return seeds + [url + "/" for url in self.site_urls[n_web:]]
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def start(self) -> WebServer:
+        """Start serving; return once every port is bound. Raises :class:`ServerError`."""
+        if self.mode == "process":
+            self._start_process()
+        else:
+            self._start_thread()
+        return self
+
+    def _start_process(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        parent, child = ctx.Pipe()
+        self._process = ctx.Process(target=_child_main, args=(self.config, child),
+                                    name="crawlab-server", daemon=True)
+        self._process.start()
+        child.close()
+        self._conn = parent
+        deadline = time.monotonic() + self.start_timeout
+        while not parent.poll(0.05):  # wake up often to notice a child that died
+            if not self._process.is_alive() or time.monotonic() > deadline:
+                code = self._process.exitcode
+                self.stop()
+                raise ServerError("server process died during start-up" if code is not None
+                                  else f"server did not start within {self.start_timeout} s")
+        try:
+            kind, payload = parent.recv()
+        except EOFError:
+            self.stop()
+            raise ServerError("server process died during start-up") from None
+        if kind != "ready":
+            self.stop()
+            raise ServerError(payload)
+        self.ports = list(payload)
+
+    def _start_thread(self) -> None:
+        ready = threading.Event()
+        outcome: dict[str, Any] = {}
+
+        def run() -> None:
+            async def main() -> None:
+                self._loop = asyncio.get_running_loop()
+                self._stop = asyncio.Event()
+                await serve(self.config, lambda ports: (outcome.update(ports=ports),
+                                                         ready.set()), self._stop)
+            try:
+                asyncio.run(main())
+            except OSError as exc:
+                outcome["error"] = describe_os_error(exc, self.config)
+                ready.set()
+
+        self._thread = threading.Thread(target=run, name="crawlab-server", daemon=True)
+        self._thread.start()
+        if not ready.wait(self.start_timeout):
+            raise ServerError(f"server did not start within {self.start_timeout} s")
+        if "error" in outcome:
+            self._thread.join(1.0)
+            raise ServerError(outcome["error"])
+        self.ports = outcome["ports"]
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop serving and wait at most about ``timeout`` seconds. Idempotent."""
+        if self._process is not None:
+            try:
+                self._conn.send("stop")
+            except (OSError, BrokenPipeError):
+                pass
+            self._process.join(timeout)
+            if self._process.is_alive():
+                self._process.terminate()
+                self._process.join(1.0)
+            if self._process.is_alive():  # pragma: no cover
+                self._process.kill()
+                self._process.join(1.0)
+            self._conn.close()
+            self._process = None
+        if self._thread is not None:
+            if self._loop is not None and self._stop is not None:
+                self._loop.call_soon_threadsafe(self._stop.set)
+            self._thread.join(timeout)
+            self._thread = None
+
+    @property
+    def alive(self) -> bool:
+        """Whether the server process or thread is running."""
+        if self._process is not None:
+            return self._process.is_alive()
+        return self._thread is not None and self._thread.is_alive()
+
+    def __enter__(self) -> WebServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
