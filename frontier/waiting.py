@@ -85,10 +85,16 @@ class WaitCondition:
     """
 
     def __init__(self, lock: threading.Lock, state: str = "not_empty") -> None:
-        cond = threading.Condition(lock)
+        self._cond = cond = threading.Condition(lock)
         self.wait, self.notify, self.notify_all = cond.wait, cond.notify, cond.notify_all
         self.sleepers = 0
         self.state = state
+
+    def __enter__(self) -> bool:
+        return self._cond.__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        self._cond.__exit__(*exc)
 
     def wait_until(self, deadline: float | None) -> bool:
         """Wait once (the lock must be held) without registering as a sleeper; ``False``,
