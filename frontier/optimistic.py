@@ -14,12 +14,12 @@ Kung and Robinson's three phases (1981), as the threading paper describes them:
 Optimism pays when conflicts are rare: a transaction that loses the validation just redoes its
 cheap read phase. What it is *not* is non-blocking. Winning the validation takes the version
 odd, which is taking a lock in all but name (a spin lock on the version, as in a seqlock's
-writer): every other thread that reads the odd version backs off (``time.sleep(0)``) and retries
-until the writer publishes the next even version, so a writer descheduled in its write phase
-holds everybody up. And nothing bounds the retries: under contention a transaction can lose the
-validation again and again (each loss is counted in ``optimistic_aborts``; waiting for a writer
-counts there too). Waiting for room or for a URL, which no validation can cure, polls with
-:class:`~frontier.waiting.Backoff` (counted in ``condition_waits``). The version lives in a
+writer): every other thread that reads the odd version backs off (a one-microsecond sleep) and
+retries until the writer publishes the next even version, so a writer descheduled in its write
+phase holds everybody up. And nothing bounds the retries: under contention a transaction can
+lose the validation again and again (each loss is counted in ``optimistic_aborts``; waiting for
+a writer counts there too). Waiting for room or for a URL, which no validation can cure, polls
+with :class:`~frontier.waiting.Backoff` (counted in ``condition_waits``). The version lives in a
 ``cereggii.AtomicInt64``.
 
 Test seam: :meth:`OptimisticFrontier._before_validation` is called by every transaction between
@@ -48,6 +48,8 @@ from frontier.waiting import Backoff, PollingFrontier
 
 __all__ = ["OptimisticFrontier"]
 
+_WRITER_WAIT = 1e-6  # seconds a transaction that found a write in flight sleeps before retrying
+
 
 @register
 class OptimisticFrontier(PollingFrontier):
@@ -74,7 +76,10 @@ class OptimisticFrontier(PollingFrontier):
         v = self._version.get()
         if v & 1:
             mine.optimistic_aborts += 1
-            time.sleep(0)  # let the writer finish its write phase
+            # Let the writer finish its write phase. A positive sleep, not sleep(0): a scheduler
+            # that owns time (crawlab explore) then runs the writer first, where a bare yield
+            # would let this thread spin for ever in the interleavings it explores.
+            time.sleep(_WRITER_WAIT)
             return None
         return v
 

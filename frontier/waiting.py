@@ -72,19 +72,29 @@ def acquire_counted(lock: threading.Lock, stats: FrontierStats) -> None:
     stats.lock_acquisitions += 1
 
 
-class WaitCondition(threading.Condition):
+class WaitCondition:
     """A condition variable that counts its sleepers, so a signal can be skipped when nobody
     sleeps (``threading.Condition.notify`` costs a lock probe even then), and that waits at
     most until a :func:`time.monotonic` deadline.
 
     ``sleepers`` is read and written with the condition's lock held. ``state`` names what a
-    sleeper waits for (``"not_empty"``, ``"not_full"``), as thread timelines show it.
+    sleeper waits for (``"not_empty"``, ``"not_full"``), as thread timelines show it. It wraps
+    a ``threading.Condition`` made when the frontier is built (not inherited from the class), so
+    a controlled scheduler that swaps the threading primitives (``crawlab explore``) sees every
+    wait and signal.
     """
 
     def __init__(self, lock: threading.Lock, state: str = "not_empty") -> None:
-        super().__init__(lock)
+        self._cond = cond = threading.Condition(lock)
+        self.wait, self.notify, self.notify_all = cond.wait, cond.notify, cond.notify_all
         self.sleepers = 0
         self.state = state
+
+    def __enter__(self) -> bool:
+        return self._cond.__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        self._cond.__exit__(*exc)
 
     def wait_until(self, deadline: float | None) -> bool:
         """Wait once (the lock must be held) without registering as a sleeper; ``False``,

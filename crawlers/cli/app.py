@@ -9,6 +9,8 @@ Subcommands::
     crawlab crawl [FLAGS]        crawl with r robot threads sharing one frontier
     crawlab bsp [FLAGS]          bulk-synchronous crawl: P worker processes, supersteps
     crawlab partition [FLAGS]    assign sites to K crawlers
+    crawlab explore FRONTIER     explore its interleavings (DPOR); --replay a violation
+    crawlab linearize FRONTIER   check recorded histories for linearizability
 
 Each subcommand is one module of :mod:`crawlers.cli` with the same three names: ``HELP`` (its
 line in ``crawlab --help``), ``add_arguments(parser)`` and ``run(args) -> exit status``; the
@@ -23,7 +25,7 @@ import sys
 from collections.abc import Sequence
 
 from crawlers.args import EXIT_USAGE, OneLineParser
-from crawlers.cli import bsp, crawl, frontiers, lab, partition, serve
+from crawlers.cli import bsp, crawl, explore, frontiers, lab, linearize, partition, serve
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -35,6 +37,8 @@ COMMANDS = (
     ("serve", serve),
     ("bsp", bsp),
     ("partition", partition),
+    ("explore", explore),
+    ("linearize", linearize),
 )
 
 

@@ -1,0 +1,112 @@
+"""``crawlab explore``: a frontier's scenarios under a controlled scheduler (DPOR), a violation
+shown as a table and written as a trace file that ``--replay`` runs again byte for byte.
+
+::
+
+    crawlab explore FRONTIER [--scenario NAME] [--bound N] [--out DIR] [--json]
+    crawlab explore FRONTIER --replay FILE
+
+Exit status: 0 every scenario holds, 1 one was violated, 2 bad input (one line on stderr).
+The engine is :mod:`frontier.check.explore`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from crawlers.args import non_negative_int
+
+__all__ = ["HELP", "add_arguments", "run"]
+
+HELP = "explore a frontier's interleavings (DPOR) and replay a violation"
+
+HOLDS, VIOLATED, BAD_INPUT = 0, 1, 2
+
+
+def _error(message: str) -> int:
+    print(f"crawlab explore: error: {message}", file=sys.stderr)
+    return BAD_INPUT
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of ``crawlab explore``."""
+    from frontier.check.explore import DEFAULT_BOUND
+
+    p.add_argument("frontier", help="a registered frontier (see crawlab frontiers)")
+    p.add_argument("--scenario", help="one scenario (default: every one that applies)")
+    p.add_argument("--bound", type=non_negative_int, default=DEFAULT_BOUND,
+                   help=f"preemptions per interleaving (default {DEFAULT_BOUND})")
+    p.add_argument("--replay", type=Path, metavar="FILE",
+                   help="run exactly the interleaving of this trace file again")
+    p.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
+                   help="where a violation's trace file goes (default: here)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Explore (or replay) and report; the exit status."""
+    import frontier
+    from frontier.check import scenarios, trace
+    from frontier.check.explore import ExploreError, explore, replay
+
+    frontier.info(args.frontier)  # UnknownFrontier: one line, exit 2 (crawlab's main)
+    if args.replay is not None:
+        if args.scenario is not None:
+            return _error("--replay takes the scenario from the trace file")
+        data = trace.load(args.replay)
+        if data["frontier"] != args.frontier:
+            return _error(f"{args.replay} is a trace of {data['frontier']!r}, "
+                          f"not {args.frontier!r}")
+        sc = scenarios.get(data["scenario"])
+        try:
+            out = replay(args.frontier, sc.name, data["schedule"])
+        except ExploreError as exc:
+            return _error(str(exc))
+        text = trace.report(args.frontier, sc.name, sc.thread_names, sc.invariant, out.events,
+                            out.broken)
+        sys.stdout.write(text)
+        if text != data["report"]:
+            print("crawlab explore: the replay differs from the trace file", file=sys.stderr)
+        return HOLDS if out.holds else VIOLATED
+    if args.scenario is not None:
+        names = [scenarios.get(args.scenario).name]
+        takes = scenarios.applicable(args.frontier)
+        if names[0] not in takes:
+            return _error(f"scenario {args.scenario!r} does not apply to "
+                          f"{args.frontier!r}; it takes: {', '.join(takes)}")
+    else:
+        names = scenarios.applicable(args.frontier)
+    if not args.out.is_dir():
+        return _error(f"--out {args.out} is not a directory")
+    results, status = [], HOLDS
+    for name in names:
+        sc = scenarios.get(name)
+        try:
+            out = explore(args.frontier, name, args.bound)
+        except ExploreError as exc:
+            return _error(str(exc))
+        row = {"frontier": args.frontier, "scenario": name, "bound": args.bound,
+               "holds": out.holds, "interleavings": out.interleavings, "broken": out.broken}
+        if out.holds:
+            line = (f"{args.frontier}, scenario {name}: holds over {out.interleavings} "
+                    f"interleavings (preemption bound {args.bound}): {sc.invariant}")
+        else:
+            status = VIOLATED
+            text = trace.report(args.frontier, name, sc.thread_names, sc.invariant, out.events,
+                                out.broken)
+            path = args.out / f"explore-{args.frontier}-{name}.json"
+            trace.save(path, frontier=args.frontier, scenario=name, bound=args.bound,
+                       schedule=out.schedule, report_text=text)
+            row["trace"] = str(path)
+            line = (text + f"VIOLATED after {out.interleavings} interleavings (preemption bound "
+                    f"{args.bound}); trace written to {path}; replay it with: crawlab explore "
+                    f"{args.frontier} --replay {path}")
+        results.append(row)
+        if not args.json:
+            print(line, flush=True)
+    if args.json:
+        print(json.dumps(results, indent=1))
+    return status

@@ -1,0 +1,82 @@
+"""``crawlab linearize``: record real concurrent histories of a frontier and check each against
+its sequential specification (Wing-Gong search, Lowe's memoization); a bad one is drawn.
+
+::
+
+    crawlab linearize FRONTIER [--threads N] [--ops N] [--runs N] [--seed N] [--out DIR] [--json]
+
+Exit status: 0 every history linearizable, 1 one was not, 2 bad input (one line on stderr).
+The engine is :mod:`frontier.check.linearize`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from crawlers.args import positive_int
+
+__all__ = ["HELP", "add_arguments", "run"]
+
+HELP = "check recorded histories of a frontier for linearizability"
+
+HOLDS, VIOLATED, BAD_INPUT = 0, 1, 2
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of ``crawlab linearize``."""
+    from frontier.check import linearize as lin
+
+    p.add_argument("frontier", help="a registered frontier (see crawlab frontiers)")
+    p.add_argument("--threads", type=positive_int, default=lin.DEFAULT_THREADS,
+                   help=f"threads per history (default {lin.DEFAULT_THREADS})")
+    p.add_argument("--ops", type=positive_int, default=lin.DEFAULT_OPS,
+                   help=f"operations per thread (default {lin.DEFAULT_OPS})")
+    p.add_argument("--runs", type=positive_int, default=lin.DEFAULT_RUNS,
+                   help=f"histories recorded and checked (default {lin.DEFAULT_RUNS})")
+    p.add_argument("--seed", type=int, default=0, help="seed of the operation mix (default 0)")
+    p.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
+                   help="where the timeline of a bad history goes (default: here)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Record, check, draw the first bad history; the exit status."""
+    import frontier
+    from frontier.check import linearize as lin
+
+    frontier.info(args.frontier)
+    if not args.out.is_dir():
+        print(f"crawlab linearize: error: --out {args.out} is not a directory", file=sys.stderr)
+        return BAD_INPUT
+    found = None
+    runs = 0
+    for run in range(args.runs):
+        runs += 1
+        history = lin.record(args.frontier, threads=args.threads, ops=args.ops,
+                             seed=args.seed + run)
+        result = lin.check(history, lin.spec_of(args.frontier))
+        if not result.ok:
+            found = (run, history, result)
+            break
+    row = {"frontier": args.frontier, "threads": args.threads, "ops": args.ops,
+           "runs": runs, "linearizable": found is None}
+    if found is not None:
+        from frontier.check.timeline import draw
+
+        run, history, result = found
+        path = args.out / f"linearize-{args.frontier}.png"
+        draw(history, result, path, title=f"{args.frontier}: history {run + 1} is not "
+             f"linearizable")
+        row.update({"run": run + 1, "reason": result.reason, "timeline": str(path)})
+    if args.json:
+        print(json.dumps(row, indent=1))
+    elif found is None:
+        print(f"{args.frontier}: all {runs} histories linearizable ({args.threads} threads x "
+              f"{args.ops} operations each)")
+    else:
+        print(f"{args.frontier}: history {row['run']} of {runs} is NOT linearizable: "
+              f"{row['reason']}; timeline written to {row['timeline']}")
+    return HOLDS if found is None else VIOLATED

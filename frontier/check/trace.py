@@ -1,0 +1,140 @@
+"""A violating interleaving as a table (one column per thread, one row per step), and the
+trace file that ``crawlab explore --replay`` reads.
+
+The steps come from a replay (:func:`frontier.check.explore.replay`): frontrun records an event
+each time a thread reaches a bytecode that touches shared state, *before* the bytecode runs,
+and then lets the scheduler pick who goes on. So the last event of each stretch of one thread
+has not run yet when another thread takes over: it runs when its thread is next scheduled.
+:func:`steps` moves it there, so the table reads in the order things happened. Consecutive
+events of one thread on one source line make one row, listing the shared state read and written.
+
+The report is plain text with no addresses, times or absolute paths, so replaying a trace file
+prints the very same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import linecache
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Step", "load", "report", "save", "steps", "table"]
+
+_ROOT = Path(__file__).resolve().parent.parent.parent  # the directory holding ``frontier``
+_OWN = Path(__file__).resolve().parent  # frontier/check: the scenarios' own bookkeeping
+FORMAT = 1
+
+
+@dataclass
+class Step:
+    """One row: a thread ran one source line, touching this shared state."""
+
+    thread: int
+    where: str  # "frontier/storage.py:50"
+    source: str  # the line's code
+    accesses: list[str]  # "read RingBuffer.count", "write RingBuffer.count"
+
+
+def _where(filename: str) -> str | None:
+    """``file:line`` prefix relative to the repository, or ``None`` to leave the event out."""
+    if filename.startswith("<"):
+        return None
+    path = Path(filename).resolve()
+    if path.is_relative_to(_OWN):
+        return None
+    return str(path.relative_to(_ROOT)) if path.is_relative_to(_ROOT) else path.name
+
+
+def _executed_order(events: list) -> list:
+    """The events in the order their bytecodes ran (see the module docstring)."""
+    runs: list[list] = []
+    for ev in events:
+        if runs and runs[-1][0].thread_id == ev.thread_id:
+            runs[-1].append(ev)
+        else:
+            runs.append([ev])
+    pending: dict[int, object] = {}
+    out: list = []
+    for run in runs:
+        tid = run[0].thread_id
+        if tid in pending:
+            out.append(pending.pop(tid))
+        if run is not runs[-1]:
+            pending[tid] = run[-1]
+            run = run[:-1]
+        out.extend(run)
+    out.extend(pending.values())
+    return out
+
+
+def steps(events: list) -> list[Step]:
+    """Rows of the table from a replay's events."""
+    rows: list[Step] = []
+    for ev in _executed_order(events):
+        if ev.access_type is None:
+            continue
+        where = _where(ev.filename)
+        if where is None:
+            continue
+        where = f"{where}:{ev.lineno}"
+        what = f"{ev.access_type} {ev.obj_type_name}.{ev.attr_name}"
+        if rows and rows[-1].thread == ev.thread_id and rows[-1].where == where:
+            if what not in rows[-1].accesses:
+                rows[-1].accesses.append(what)
+            continue
+        source = linecache.getline(ev.filename, ev.lineno).strip()
+        rows.append(Step(ev.thread_id, where, source, [what]))
+    return rows
+
+
+def table(rows: list[Step], threads: list[str]) -> str:
+    """The rows as a text table, one column per thread (rendered by rich, no colour)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(show_lines=True, box=box.ASCII)
+    t.add_column("step", justify="right")
+    for name in threads:
+        t.add_column(name, overflow="fold")
+    for i, r in enumerate(rows, 1):
+        cell = f"{r.where}\n{r.source}\n" + "; ".join(r.accesses)
+        t.add_row(str(i), *[Text(cell) if k == r.thread else "" for k in range(len(threads))])
+    buf = io.StringIO()
+    Console(file=buf, width=8 + 42 * len(threads), color_system=None, force_terminal=False,
+            legacy_windows=False, soft_wrap=False).print(t)
+    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
+
+
+def report(frontier: str, scenario: str, threads: list[str], invariant: str, events: list,
+           broken: str | None) -> str:
+    """The full text shown for a violation (and printed again, identical, by a replay)."""
+    head = f"{frontier}, scenario {scenario}: {invariant}\n"
+    verdict = f"broken: {broken}\n" if broken else "held on this interleaving\n"
+    return head + table(steps(events), threads) + verdict
+
+
+def save(path: Path, *, frontier: str, scenario: str, bound: int | None, schedule: list[int],
+         report_text: str) -> None:
+    """Write the trace file: what to replay, and the report the replay must print again."""
+    data = {"format": FORMAT, "frontier": frontier, "scenario": scenario, "bound": bound,
+            "schedule": schedule, "report": report_text}
+    path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def load(path: Path) -> dict:
+    """Read a trace file; :class:`ValueError` (one line) if it is not one."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read trace file {path}: {exc}") from None
+    keys = {"format", "frontier", "scenario", "schedule", "report"}
+    if not isinstance(data, dict) or not keys <= set(data) or data["format"] != FORMAT:
+        raise ValueError(f"{path} is not a crawlab explore trace file (format {FORMAT})")
+    sched = data["schedule"]
+    if not isinstance(sched, list) or not all(isinstance(x, int) and x >= 0 for x in sched):
+        raise ValueError(f"{path}: schedule must be a list of thread indices")
+    return data
