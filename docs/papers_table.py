@@ -93,7 +93,7 @@ def _drops(rows: Rows) -> dict[str, float]:
 
 
 def ours_crawl_capacity(results: Path) -> str | None:
-    from labs.lab_crawl_capacity import onset  # the lab's own definition of the onset
+    from labs.lab_crawl_capacity import medians, onset  # the lab's own definitions
 
     rows = read_csv("crawl-capacity", results=results) or []
     plunge = [r for r in rows if r.get("experiment") == "plunge"]
@@ -101,8 +101,7 @@ def ours_crawl_capacity(results: Path) -> str | None:
         return None
     parts = []
     for cap in sorted({r["capacity"] for r in plunge}, key=int):
-        pages = {(r["frontier"], int(r["total_threads"])): num(r["pages_fetched"])
-                 for r in plunge if r["capacity"] == cap}
+        pages = medians(plunge, cap)
         threads = sorted({t for _, t in pages})
         ratios = [pages[("tanenbaum", t)] / pages[("monitor", t)] for t in threads]
         sem = min(pages[("semaphore", t)] / pages[("monitor", t)] for t in threads)
@@ -262,7 +261,7 @@ DROP_TOLERANCE = 0.10
 
 
 def verdict_crawl_capacity(results: Path) -> Verdict | None:
-    from labs.lab_crawl_capacity import onset
+    from labs.lab_crawl_capacity import medians, onset
 
     rows = [r for r in read_csv("crawl-capacity", results=results) or []
             if r.get("experiment") == "plunge"]
@@ -270,8 +269,7 @@ def verdict_crawl_capacity(results: Path) -> Verdict | None:
         return None
     found, total = 0, 0
     for cap in sorted({r["capacity"] for r in rows}, key=int):
-        pages = {(r["frontier"], int(r["total_threads"])): num(r["pages_fetched"])
-                 for r in rows if r["capacity"] == cap}
+        pages = medians(rows, cap)
         threads = sorted({t for _, t in pages})
         at = onset(threads, [pages[("tanenbaum", t)] / pages[("monitor", t)] for t in threads])
         total += 1
