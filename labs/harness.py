@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "Lab", "LabError", "SOURCES", "commit", "free_threaded_build", "gil_enabled", "lab_modules",
+    "Lab", "LabError", "SOURCES", "commit", "provenance_problems", "free_threaded_build", "gil_enabled", "lab_modules",
     "machine", "machine_line", "run_lab", "series", "spread", "summarize",
 ]
 
@@ -301,6 +301,50 @@ class Lab:
         """Print the elapsed time; returns 0 for ``main`` to return."""
         print(f"# {self.name} done in {time.perf_counter() - self.started:.1f} s")
         return 0
+
+
+# -- provenance check ---------------------------------------------------------------------------
+
+STAMP_COLUMNS = ("machine_cores", "machine_cpu", "machine_python", "machine_implementation",
+                 "machine_free_threaded", "machine_gil", "machine_os", "machine_load_1min")
+
+
+def provenance_problems(columns: Sequence[str], rows: Iterable[Mapping[str, str]]) -> list[str]:
+    """What breaks the rule in a results CSV (its header and rows, as read back): a ``source``
+    column, each row ``measured``, ``paper`` or ``model``; ``paper`` rows name the paper and
+    the figure and carry no stamp of ours; ``measured`` rows carry the machine stamp, the date
+    and the commit (a load average not recorded is ``unknown``, and then a note says why);
+    ``model`` rows date and commit and no machine; a paper's number lives in a ``paper_...``
+    column. Empty when the CSV keeps the rule."""
+    problems = []
+    if "source" not in columns:
+        return ["no source column"]
+    for c in columns:
+        if "paper" in c.lower() and c != "paper" and not c.startswith("paper_"):
+            problems.append(f"column {c!r} holds a paper's number but is not named paper_...")
+    machine_cols = [c for c in columns if c.startswith("machine_")]
+    for i, row in enumerate(rows, start=2):  # line numbers: the header is line 1
+        src = row.get("source", "")
+        if src not in SOURCES:
+            problems.append(f"line {i}: source {src!r} is not one of {', '.join(SOURCES)}")
+            continue
+        stamped = [c for c in (*machine_cols, "date", "commit") if row.get(c)]
+        if src == "paper":
+            if not row.get("paper") or not row.get("figure"):
+                problems.append(f"line {i}: a paper row names no paper or no figure")
+            if stamped:
+                problems.append(f"line {i}: a paper row carries our stamp ({stamped[0]})")
+            continue
+        missing = [c for c in ("date", "commit") if not row.get(c)]
+        if src == "measured":
+            missing += [c for c in STAMP_COLUMNS if not row.get(c)]
+            if row.get("machine_load_1min") == "unknown" and not row.get("note"):
+                problems.append(f"line {i}: load average unknown and no note says why")
+        elif [c for c in machine_cols if row.get(c)]:
+            problems.append(f"line {i}: a model row carries a machine stamp")
+        if missing:
+            problems.append(f"line {i}: a {src} row lacks {', '.join(missing)}")
+    return problems
 
 
 # -- statistics and plots ---------------------------------------------------------------------
