@@ -29,6 +29,31 @@ OUT = RESULTS / "numbers.inc"
 # decimal, ratio (``2x``) and percentage typed in their prose (code literals and directives
 # aside) and fails on any not listed here with the reason it is not a measurement of ours.
 PAGES = {
+    "instructor/answers.rst": {
+        "0.1": "a setting (switch interval) and worked arithmetic",
+        "99 %": "a model estimate: 20 ms of waiting against about 0.1 ms of Python a page",
+        "60 %": "CPython's set load factor", "0.6": "the same load factor, in arithmetic",
+        "1.7": "worked arithmetic (16 GB / 95 bytes)", "1 %": "worked arithmetic",
+        "3.11": "a Python version", "3.13": "a Python version",
+    },
+    "instructor/plunge-and-gil.rst": {
+        "0.8": "the threshold that defines the onset (labs.lab_crawl_capacity.onset)",
+        "0.6": "the quick mode's slice, a setting", "3.13": "a Python version",
+    },
+    "handouts/frontier-bench.rst": {},
+    "handouts/crawl-quality.rst": {},
+    "handouts/crawl-capacity.rst": {"0.8": "the threshold that defines the onset"},
+    "handouts/bsp-failures.rst": {"10 %": "the paper's 'below 10 %'"},
+    "handouts/bsp-rx.rst": {"1 %": "a threshold of the search", "5 %": "a threshold"},
+    "handouts/bsp-speedup.rst": {"1 %": "a question's threshold"},
+    "handouts/crawl-threads.rst": {"1.5": "the quick slice, a setting",
+                                   "0.05": "a latency setting", "0.25": "the warm-up, a setting"},
+    "handouts/crawl-memory.rst": {"3.11": "a Python version"},
+    "handouts/crawl-races.rst": {"0.1": "a switch interval setting", "3.11": "a Python version",
+                                 "3.13": "a Python version"},
+    "handouts/bsp-dynamic.rst": {"3.1": "the paper's Algorithm 3.1", "1.5": "a setting",
+                                 "10 %": "a checkpoint of the metric", "50 %": "a checkpoint",
+                                 "1.0": "coverage 1.0, a requirement"},
     "web.rst": {
         "0.85": "a default of the generator", "96 %": "the papers' datasets (75 to 96 %)",
         "0.2": "a worked example, not a measurement", "0.1": "a worked example",
@@ -413,6 +438,12 @@ def _ct_bound(rows: Rows) -> str:
     return _range([float(r["of_bound"]) for r in rows if r["frontier"] != "unsynchronized"])
 
 
+def _fb_range(names: tuple[str, ...]) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        return _range([_median(rows, "ratio_vs_queue", frontier=n, threads="1") for n in names])
+    return value
+
+
 def _more_or_fewer(rows: Rows) -> str:
     hp = _one(rows, "measured_page_messages", method="hypergraph")
     site = _one(rows, "measured_page_messages", method="site-hash")
@@ -605,6 +636,13 @@ NUMBERS = [
            "robots where T/L passes the ceiling at L = 1 ms"),
     Number("ct_of_bound", "crawl-threads", "crawl-threads", _ct_bound,
            "steady rate over min(T/L, ceiling), correct frontiers"),
+    Number("fb_fast_range", "frontier-bench", "frontier-bench",
+           _fb_range(("monitor", "lockfree", "coarse", "heap", "unsynchronized")),
+           "five frontiers' put+get pairs/s over queue.Queue's, 1 thread, medians"),
+    Number("pqs_proc_2", "pq-slices", "speedup", _cell("speedup", 2, mode="process", T="2"),
+           "speed-up with 2 processes"),
+    Number("pqs_thread_2", "pq-slices", "speedup", _cell("speedup", 2, mode="thread", T="2"),
+           "speed-up with 2 threads"),
     Number("fb_cbt_1t", "frontier-bench", "frontier-bench", _fb("cbt"),
            "cbt put+get pairs/s over queue.Queue's, 1 thread"),
     Number("fb_qh_1t", "frontier-bench", "frontier-bench", _fb("quickheap"),

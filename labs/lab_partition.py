@@ -68,7 +68,8 @@ def _measure(graph: CrawlGraph, web: str, ks, methods, seeds) -> list[dict]:
             runs = seeds if method == "hypergraph" else seeds[:1]
             found = [partitioners.evaluate(graph, partitioners.partition(
                 graph, k, method, seed=s, hg=hg), hg) for s in runs]
-            row = {"web": web, "K": k, "method": method}
+            row = {"web": web, "K": k, "method": method,
+                   "intra_site_percent": round(100 * graph.intra_fraction(), 1)}
             for key in ("imbalance_percent", "messages", "pages_sending", "cut_links",
                         "seconds"):
                 row[key] = round(float(np.mean([f[key] for f in found])), 2)
