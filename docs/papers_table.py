@@ -4,10 +4,13 @@ Usage: ``python docs/papers_table.py [--results DIR] [--out FILE]``
 
 The papers' numbers are typed once, here, in :data:`CLAIMS`, each with its figure or table. For
 every claim, the script reads the lab's CSVs under ``docs/results/LAB/`` and states our number
-beside the paper's; a lab with no CSV yet (or no lab at all yet) is listed as "not yet
-measured". Then every lab's plot, the command that made it, and its measured table follow.
-The course book includes the generated file from ``docs/results-vs-papers.rst``; rerun this
-script after ``python docs/regenerate_figures.py``.
+beside the paper's, and a verdict computed from the numbers (``verdict_*``: "agrees",
+"differs", "not reproduced"), each stating its tolerance; a lab with no CSV yet (or no lab at
+all yet) is listed as "not yet measured". Our column shows measured numbers only; a model's
+(``source`` ``model``) is labelled as such. Then every lab's plot, the command that made it,
+and its tables follow, each with its source and stamp. The course book includes the generated
+file from ``docs/results-vs-papers.rst``; ``python docs/regenerate_figures.py`` runs this
+script after the labs (``--render-only``: without them).
 """
 
 from __future__ import annotations
