@@ -115,7 +115,8 @@ class Number:
 def _rows(results: Path, lab: str, stem: str) -> Rows:
     path = results / lab / f"{stem}.csv"
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: run the {lab} lab (docs/regenerate_figures.py)")
+        raise FileNotFoundError(f"{path} is missing: run the {lab} lab "
+                                "(docs/regenerate_figures.py)")
     with path.open(newline="") as f:
         return list(csv.DictReader(f))
 
@@ -434,6 +435,10 @@ def _grid(rows: Rows) -> str:
     return ", ".join(str(t) for t, _ in next(iter(_capacity_ratios(rows, "tanenbaum").values())))
 
 
+def _ceiling(rows: Rows) -> float:
+    return _median(rows, "cpu_ceiling", threads="1", frontier="monitor")
+
+
 def _ct_bound(rows: Rows) -> str:
     return _range([float(r["of_bound"]) for r in rows if r["frontier"] != "unsynchronized"])
 
@@ -629,10 +634,10 @@ NUMBERS = [
                                                                  frontier="monitor"),
            "CPU ceiling, pages/s"),
     Number("ct_us_per_page", "crawl-threads", "crawl-threads",
-           lambda rows: f"{1e6 / _median(rows, 'cpu_ceiling', threads='1', frontier='monitor'):.0f}",
+           lambda rows: f"{1e6 / _ceiling(rows):.0f}",
            "microseconds of Python per page (1 / ceiling)"),
     Number("ct_knee", "crawl-threads", "crawl-threads",
-           lambda rows: f"{0.001 * _median(rows, 'cpu_ceiling', threads='1', frontier='monitor'):.0f}",
+           lambda rows: f"{0.001 * _ceiling(rows):.0f}",
            "robots where T/L passes the ceiling at L = 1 ms"),
     Number("ct_of_bound", "crawl-threads", "crawl-threads", _ct_bound,
            "steady rate over min(T/L, ceiling), correct frontiers"),

@@ -51,7 +51,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "Lab", "LabError", "SOURCES", "commit", "provenance_problems", "free_threaded_build", "gil_enabled", "lab_modules",
+    "Lab", "LabError", "SOURCES", "commit", "free_threaded_build", "gil_enabled", "lab_modules",
+    "provenance_problems",
     "machine", "machine_line", "run_lab", "series", "spread", "summarize",
 ]
 

@@ -13,7 +13,8 @@ Here six worker processes of three capacities (4, 4, 2, 2, 1, 1 robots) crawl a 
 30-site web through the simulated fetcher (every request waits the latency), each crawling
 whole sites and sending links to other sites to the coordinator (:mod:`crawlers.bsp.dynamic`).
 Beside each measured row, the paper's value; apart (``model.csv``, source ``model``), the same
-policy with ideal workers (a site takes size / capacity, :func:`~crawlers.bsp.dynamic.simulate`). Then the four metrics of the
+policy with ideal workers (a site takes size / capacity,
+:func:`~crawlers.bsp.dynamic.simulate`). Then the four metrics of the
 paper (overlap, coverage, quality, communication overhead), and a ``dynamic-size`` crawl in
 which the strongest worker is killed with SIGKILL mid-site: its site goes back to the head
 of S and the crawl must still cover every page.

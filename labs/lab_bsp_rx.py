@@ -81,11 +81,10 @@ def main(argv=None) -> int:
     for k, P in enumerate((2, 4, 8, 16)):
         for reading, style in (("all links", "-"), ("remote only", "--")):
             mine = [r for r in rows if r["P"] == P and r["messages"] == reading]
-            look = {"ls": style, "color": f"C{k}", "ms": 3}
-            series(left, mine, "tolerance", "R_x", style=lambda _: look,
-                   label=lambda _: f"P={P}, {reading}")
+            look = {"ls": style, "color": f"C{k}", "ms": 3, "label": f"P={P}, {reading}"}
+            series(left, mine, "tolerance", "R_x", style=lambda _, look=look: look)
             series(right, mine, "tolerance", lambda r: 100 * r["mean_error"],
-                   style=lambda _: look, label=lambda _: f"P={P}, {reading}")
+                   style=lambda _, look=look: look)
     left.scatter([1_000], [PAPER["rx_at_1000"]], marker="*", s=140, color="black", zorder=5,
                  label="paper: R/P = 3,000 at 1,000 (P=4)")
     left.set_yscale("log")

@@ -119,7 +119,8 @@ def supersteps(kind: str, n: int, r: int, steps: int, seed: int = 1, warmup: int
     keys = 2 * r * steps
     return {"comparisons": c1 - c0 + order_cmp, "order_comparisons": order_cmp,
             "io": io1 - io0, "seconds": seconds,
-            "cmp_per_key": (c1 - c0 + order_cmp) / keys, "order_cmp_per_key": order_cmp / keys, "io_per_key": (io1 - io0) / keys,
+            "cmp_per_key": (c1 - c0 + order_cmp) / keys, "order_cmp_per_key": order_cmp / keys,
+            "io_per_key": (io1 - io0) / keys,
             "io_extract_share": io_extract / max(1, io1 - io0),
             "ns_per_key": seconds / keys * 1e9}
 

@@ -127,7 +127,7 @@ def test_bsp_speedup_runs_every_crawler_equally_and_compares_medians(tmp_path, m
     def server(dirs):
         yield Server()
 
-    monkeypatch.setattr(lab, "_sites", lambda l, scratch: [site])
+    monkeypatch.setattr(lab, "_sites", lambda lab_, scratch: [site])
     monkeypatch.setattr(lab, "_bsp", fake_bsp)
     monkeypatch.setattr(lab, "_scrapy", fake_scrapy)
     monkeypatch.setattr(lab, "_mpiexec", lambda: "mpiexec")
