@@ -45,15 +45,15 @@ def test_a_number_in_the_prose_follows_its_csv(book_numbers, tmp_path):
     shutil.copytree(RESULTS, copy)
     path = copy / "pq-comparisons" / "pq-comparisons.csv"
     rows = list(csv.DictReader(path.open(newline="")))
-    row = next(r for r in rows if r["R"] == "1000")
-    row["QH/BH"] = "0.123"
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    text = book_numbers.render(copy)
-    assert ".. |pqc_qh_bh_1000| replace:: 0.12\n" in text
-    assert text != (RESULTS / "numbers.inc").read_text()
+    for value, shown in (("0.123", "0.12"), ("2.456", "2.46")):
+        next(r for r in rows if r["R"] == "1000")["QH/BH"] = value
+        with path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        text = book_numbers.render(copy)
+        assert f".. |pqc_qh_bh_1000| replace:: {shown}\n" in text
+        assert text != (RESULTS / "numbers.inc").read_text()
 
 
 def test_checked_pages_quote_only_generated_numbers(book_numbers):
