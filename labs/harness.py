@@ -50,6 +50,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from crawlers.args import OneLineParser
+
 __all__ = [
     "Lab", "LabError", "SOURCES", "commit", "free_threaded_build", "gil_enabled", "lab_modules",
     "provenance_problems",
@@ -160,8 +162,6 @@ class Lab:
     ) -> None:
         self.name = name
         self.title = (doc or name).strip().splitlines()[0]
-        from crawlers.cli import OneLineParser
-
         parser = OneLineParser(
             prog=f"crawlab lab {name}",
             description=doc,

@@ -19,8 +19,8 @@ import pytest
 
 import frontier
 from crawlers.cli import main as crawlab
-from crawlers.server import WebServer
-from crawlers.visited import VisitedSet
+from crawlers.crawl.visited import VisitedSet
+from crawlers.web.server import WebServer
 from labs import lab_crawl_parsers as parsers_lab
 from labs import lab_crawl_races as races
 from labs.crawlbench import make_web

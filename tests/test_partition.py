@@ -17,9 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawlers import partitioners
 from crawlers.cli import main
-from crawlers.hypergraph import (
+from crawlers.partition import partitioners
+from crawlers.partition.assignment import PageHash, SiteHash, make_assignment, read_partition_file
+from crawlers.partition.hypergraph import (
     CrawlGraph,
     cut_links,
     imbalance_percent,
@@ -28,9 +29,8 @@ from crawlers.hypergraph import (
     read_graph,
     site_hypergraph,
 )
-from crawlers.partition import PageHash, SiteHash, make_assignment, read_partition_file
-from crawlers.topics import with_topics
-from crawlers.webgen import generate
+from crawlers.web.topics import with_topics
+from crawlers.web.webgen import generate
 
 try:  # only the hypergraph partitioner needs KaHyPar: the rest runs without it
     import kahypar  # noqa: F401
@@ -338,7 +338,7 @@ def test_bsp_page_messages_equal_the_predicted_messages(tmp_path, method):
     """A complete BSP crawl of the simulated web (each page fetched once) counts, for each
     fetched page, the distinct other workers its links go to: the model's messages."""
     bsp = pytest.importorskip("crawlers.bsp.driver")
-    from crawlers.targets import WebOptions
+    from crawlers.crawl.targets import WebOptions
 
     pages, sites, seed, procs = 1200, 30, 7, 3
     graph = CrawlGraph.from_web(generate(pages, sites, seed=seed))
