@@ -15,9 +15,20 @@ one (``NAME`` with dashes or underscores). A lab script looks like::
         lab.save(fig)                                      # PNG with the machine stamped on it
         return 0
 
-Every number a lab prints comes with :func:`machine` (cores, Python, whether the GIL is on), and
-every plot carries it in its corner, so a figure copied out of context still says where it was
-measured.
+Every number says where it came from. :meth:`Lab.write_csv` writes a ``source`` column:
+``measured`` rows carry the machine stamp (:func:`machine`: cores, CPU, the interpreter's
+version, whether it is a free-threaded build, whether the GIL is on *at run time*, the 1-minute
+load average when the run started), the UTC ``date`` and the ``commit`` measured (``+dirty``
+when the work tree had uncommitted changes), and a ``note`` that says when the machine was
+shared; ``model`` rows (computed, not timed) carry date and commit but no machine. A paper's
+numbers go through :meth:`Lab.write_paper_csv`: ``source`` ``paper``, the paper and its figure
+or table, and no stamp of ours; a paper's number shown beside ours lives in a column whose
+name starts with ``paper_``. Every plot carries the stamp in its corner, so a figure copied out
+of context still says where it was measured.
+
+:func:`series` draws a family of series (one line per frontier, per thread count, ...) as the
+median of the repeats with their min-max spread as error bars: a lab script measures and
+calls it, and never plots a best run.
 """
 
 from __future__ import annotations
@@ -29,17 +40,28 @@ import os
 import pkgutil
 import platform
 import random
+import statistics
+import subprocess
 import sys
+import sysconfig
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from crawlers.args import OneLineParser
 
-__all__ = ["Lab", "LabError", "gil_enabled", "lab_modules", "machine", "machine_line", "run_lab"]
+__all__ = [
+    "Lab", "LabError", "SOURCES", "commit", "free_threaded_build", "gil_enabled", "lab_modules",
+    "provenance_problems",
+    "machine", "machine_line", "run_lab", "series", "spread", "summarize",
+]
 
 DEFAULT_RESULTS = Path("results")
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ("measured", "paper", "model")
+SHARED_LOAD = 0.5  # a 1-minute load above this many runnable tasks per core: machine shared
 
 
 class LabError(Exception):
@@ -47,13 +69,43 @@ class LabError(Exception):
 
 
 def gil_enabled() -> bool:
-    """Whether this interpreter runs with the GIL (always, before free-threaded 3.13t)."""
+    """Whether the GIL is on *now* (``sys._is_gil_enabled()`` where it exists, 3.13+; before
+    that always). A free-threaded build can still run with the GIL (``PYTHON_GIL=1``, or an
+    extension module that needs it), so this, not the build, is what decides a measurement."""
     check = getattr(sys, "_is_gil_enabled", None)
     return True if check is None else bool(check())
 
 
+def free_threaded_build() -> bool:
+    """Whether this interpreter was built free-threaded (``Py_GIL_DISABLED``, 3.13t)."""
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+
+def commit(root: Path = ROOT) -> str:
+    """The commit the code runs at, ``+dirty`` when tracked files differ from it; ``unknown``
+    outside a git checkout."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode != 0:
+            return "unknown"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def _load_1min() -> float | str:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return ""
+
+
 def machine() -> dict[str, Any]:
-    """Where a measurement was taken: cores, CPU, Python, GIL, OS."""
+    """Where a measurement was taken: cores, CPU, the interpreter (version, free-threaded build
+    or not, GIL on at run time or not), OS, and the 1-minute load average right now."""
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
@@ -68,16 +120,31 @@ def machine() -> dict[str, Any]:
         "cpu": cpu,
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
+        "free_threaded": free_threaded_build(),
         "gil": gil_enabled(),
         "os": f"{platform.system()} {platform.release()}",
+        "load_1min": _load_1min(),
     }
 
 
 def machine_line(m: dict[str, Any] | None = None) -> str:
-    """The stamp in one line, e.g. ``2 cores · CPython 3.11.7 · GIL on · Linux 6.1``."""
+    """The stamp in one line, e.g. ``2 cores · CPython 3.11.7 · GIL on · Linux 6.1 · load 1.2``
+    (a free-threaded build says ``3.13.1t``, and ``GIL off`` only when it is off at run time)."""
     m = m or machine()
-    gil = "GIL on" if m["gil"] else "GIL off (free-threaded)"
-    return f"{m['cores']} cores · {m['implementation']} {m['python']} · {gil} · {m['os']}"
+    gil = "GIL on" if m["gil"] else "GIL off"
+    build = "t" if m.get("free_threaded") else ""
+    load = f" · load {m['load_1min']}" if m.get("load_1min", "") != "" else ""
+    return (f"{m['cores']} cores · {m['implementation']} {m['python']}{build} · {gil} · "
+            f"{m['os']}{load}")
+
+
+def shared_note(m: Mapping[str, Any]) -> str:
+    """What the load average says about the run: empty when the machine looked idle."""
+    load, cores = m.get("load_1min", ""), m.get("cores") or 1
+    if load == "" or load < SHARED_LOAD * cores:
+        return ""
+    return (f"machine shared: 1-min load {load} on {cores} cores when the run started; "
+            "timings noisier than on an idle machine")
 
 
 class Lab:
@@ -111,6 +178,8 @@ class Lab:
         )
         parser.add_argument("--seed", type=int, default=1, help="random seed (default: 1)")
         parser.add_argument("--no-plot", action="store_true", help="write CSV only")
+        parser.add_argument("--note", default="",
+                            help="a note stored with every measured row (e.g. what else ran)")
         if extra is not None:
             extra(parser)
         self.args = parser.parse_args(argv)
@@ -118,6 +187,9 @@ class Lab:
         self.seed: int = self.args.seed
         self.rng = random.Random(self.seed)
         self.machine = machine()
+        self.date = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.commit = commit()
+        self.note = "; ".join(n for n in (shared_note(self.machine), self.args.note) if n)
         self.dir = self.args.out / name
         self.dir.mkdir(parents=True, exist_ok=True)
         self.started = time.perf_counter()
@@ -127,21 +199,48 @@ class Lab:
 
     # -- output -----------------------------------------------------------------------------
 
-    def write_csv(self, rows: Iterable[dict[str, Any]], stem: str | None = None) -> Path:
-        """Write ``rows`` (dicts with the same keys) to ``OUT/NAME/STEM.csv``; machine columns
-        are appended to every row. Returns the path."""
-        rows = list(rows)
-        path = self.dir / f"{stem or self.name}.csv"
-        stamp = {f"machine_{k}": v for k, v in self.machine.items()}
+    def write_csv(
+        self, rows: Iterable[dict[str, Any]], stem: str | None = None, source: str = "measured"
+    ) -> Path:
+        """Write ``rows`` (dicts) to ``OUT/NAME/STEM.csv`` with their provenance and return
+        the path. ``source`` (a row's own ``source`` key wins) is ``measured`` -- the row gets
+        ``date``, ``commit``, ``note`` and the ``machine_*`` stamp -- or ``model`` -- date and
+        commit only. A paper's rows go through :meth:`write_paper_csv` instead; a column that
+        holds a paper's number beside ours must be named ``paper_...``."""
+        rows = [{"source": row.get("source", source), **row} for row in rows]
+        for row in rows:
+            if row["source"] not in ("measured", "model"):
+                raise ValueError(f"write_csv takes measured or model rows, not "
+                                 f"{row['source']!r}: use write_paper_csv")
+        stamp = {"date": self.date, "commit": self.commit, "note": self.note,
+                 **{f"machine_{k}": v for k, v in self.machine.items()}}
+        model = {"date": self.date, "commit": self.commit}
+        out = [{**row, **(stamp if row["source"] == "measured" else model)} for row in rows]
+        return self._write(out, stem)
+
+    def write_paper_csv(
+        self, rows: Iterable[dict[str, Any]], stem: str, paper: str, figure: str
+    ) -> Path:
+        """Write a paper's numbers: ``source`` ``paper``, the ``paper`` and the ``figure`` (or
+        table) they come from, and no stamp of ours."""
+        if not paper or not figure:
+            raise ValueError("a paper's rows name the paper and its figure or table")
+        return self._write([{"source": "paper", "paper": paper, "figure": figure, **row}
+                            for row in rows], stem)
+
+    def _write(self, rows: list[dict[str, Any]], stem: str | None) -> Path:
         keys: list[str] = []
         for row in rows:
             keys.extend(k for k in row if k not in keys)
-        keys.extend(stamp)
+        bad = [k for k in keys if "paper" in k.lower() and not k.startswith("paper_")
+               and k != "paper"]
+        if bad:
+            raise ValueError(f"columns with a paper's numbers are named paper_...: {bad}")
+        path = self.dir / f"{stem or self.name}.csv"
         with open(path, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=keys)
             writer.writeheader()
-            for row in rows:
-                writer.writerow({**row, **stamp})
+            writer.writerows(rows)
         print(f"# wrote {path}")
         return path
 
@@ -170,7 +269,9 @@ class Lab:
             plt.close(fig)
             return None
         fig.text(
-            0.995, 0.005, f"{machine_line(self.machine)} · seed {self.seed}",
+            0.995, 0.005,
+            f"{machine_line(self.machine)} · seed {self.seed} · {self.date[:10]} · "
+            f"{self.commit[:10]}",
             ha="right", va="bottom", fontsize=7, color="0.4",
         )
         fig.tight_layout(rect=(0, 0.03, 1, 1))
@@ -201,6 +302,110 @@ class Lab:
         """Print the elapsed time; returns 0 for ``main`` to return."""
         print(f"# {self.name} done in {time.perf_counter() - self.started:.1f} s")
         return 0
+
+
+# -- provenance check ---------------------------------------------------------------------------
+
+STAMP_COLUMNS = ("machine_cores", "machine_cpu", "machine_python", "machine_implementation",
+                 "machine_free_threaded", "machine_gil", "machine_os", "machine_load_1min")
+
+
+def provenance_problems(columns: Sequence[str], rows: Iterable[Mapping[str, str]]) -> list[str]:
+    """What breaks the rule in a results CSV (its header and rows, as read back): a ``source``
+    column, each row ``measured``, ``paper`` or ``model``; ``paper`` rows name the paper and
+    the figure and carry no stamp of ours; ``measured`` rows carry the machine stamp, the date
+    and the commit (a load average not recorded is ``unknown``, and then a note says why);
+    ``model`` rows date and commit and no machine; a paper's number lives in a ``paper_...``
+    column. Empty when the CSV keeps the rule."""
+    problems = []
+    if "source" not in columns:
+        return ["no source column"]
+    for c in columns:
+        if "paper" in c.lower() and c != "paper" and not c.startswith("paper_"):
+            problems.append(f"column {c!r} holds a paper's number but is not named paper_...")
+    machine_cols = [c for c in columns if c.startswith("machine_")]
+    for i, row in enumerate(rows, start=2):  # line numbers: the header is line 1
+        src = row.get("source", "")
+        if src not in SOURCES:
+            problems.append(f"line {i}: source {src!r} is not one of {', '.join(SOURCES)}")
+            continue
+        stamped = [c for c in (*machine_cols, "date", "commit") if row.get(c)]
+        if src == "paper":
+            if not row.get("paper") or not row.get("figure"):
+                problems.append(f"line {i}: a paper row names no paper or no figure")
+            if stamped:
+                problems.append(f"line {i}: a paper row carries our stamp ({stamped[0]})")
+            continue
+        missing = [c for c in ("date", "commit") if not row.get(c)]
+        if src == "measured":
+            missing += [c for c in STAMP_COLUMNS if not row.get(c)]
+            if row.get("machine_load_1min") == "unknown" and not row.get("note"):
+                problems.append(f"line {i}: load average unknown and no note says why")
+        elif [c for c in machine_cols if row.get(c)]:
+            problems.append(f"line {i}: a model row carries a machine stamp")
+        if missing:
+            problems.append(f"line {i}: a {src} row lacks {', '.join(missing)}")
+    return problems
+
+
+# -- statistics and plots ---------------------------------------------------------------------
+
+
+def spread(values: Iterable[float]) -> dict[str, float]:
+    """``median``, ``min``, ``max`` and ``runs`` of repeated measurements."""
+    xs = [float(v) for v in values]
+    if not xs:
+        raise ValueError("spread of no measurement")
+    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "runs": len(xs)}
+
+
+def summarize(rows: Iterable[Mapping[str, Any]], keys: Sequence[str], value: str
+              ) -> list[dict[str, Any]]:
+    """One row per distinct ``keys`` (in order of first appearance): the keys, then the
+    ``median``, ``min``, ``max`` of ``value`` over the repeats and how many ``runs`` there were.
+    """
+    groups: dict[tuple, list[float]] = {}
+    for row in rows:
+        groups.setdefault(tuple(row[k] for k in keys), []).append(row[value])
+    return [{**dict(zip(keys, key)), **spread(vals)} for key, vals in groups.items()]
+
+
+def series(
+    ax: Any,
+    rows: Iterable[Mapping[str, Any]],
+    x: str,
+    y: str | Callable[[Mapping[str, Any]], float],
+    by: str | None = None,
+    *,
+    order: Sequence[Any] | None = None,
+    style: Callable[[Any], dict[str, Any]] | None = None,
+    label: Callable[[Any], str] | None = None,
+) -> dict[Any, list[dict[str, Any]]]:
+    """Draw a family of series on ``ax``: one line per value of column ``by`` (all rows one line
+    when None), through the *median* of ``y`` over the rows that share an ``x``, with the
+    min-max of those repeats as error bars. ``y`` is a column or a function of a row. ``order``
+    picks and orders the lines (default: first appearance); ``style(key)`` gives matplotlib
+    keywords (``fmt``, ``color``, ``ls``...), ``label(key)`` the legend text. Returns
+    ``{key: [{x, median, min, max, runs}, ...]}`` sorted by x, the numbers drawn."""
+    get = y if callable(y) else (lambda r: r[y])
+    rows = list(rows)
+    keys = list(order) if order is not None else list(
+        dict.fromkeys(r[by] if by else None for r in rows))
+    drawn = {}
+    for key in keys:
+        mine = [{"x": r[x], "v": get(r)} for r in rows if by is None or r[by] == key]
+        if not mine:
+            continue
+        points = sorted(summarize(mine, ["x"], "v"), key=lambda p: p["x"])
+        kwargs = {"marker": "o", "capsize": 3, "ms": 4}
+        kwargs.update(style(key) if style else {})
+        kwargs.setdefault("label", label(key) if label else (str(key) if by else None))
+        med = [p["median"] for p in points]
+        ax.errorbar([p["x"] for p in points], med,
+                    yerr=[[m - p["min"] for m, p in zip(med, points)],
+                          [p["max"] - m for m, p in zip(med, points)]], **kwargs)
+        drawn[key] = points
+    return drawn
 
 
 # -- discovery --------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from crawlers.bsp.analysis import rx
 from crawlers.web import webgen
-from labs.harness import Lab
+from labs.harness import Lab, series
 
 PAPER = {"processors": 4, "pages": 2_000_000, "max_error": 0.05, "error_at_1000": 0.01,
          "rx_at_1000": 12_000 / 4}
@@ -82,11 +82,10 @@ def main(argv=None) -> int:
     for k, P in enumerate((2, 4, 8, 16)):
         for reading, style in (("all links", "-"), ("remote only", "--")):
             mine = [r for r in rows if r["P"] == P and r["messages"] == reading]
-            label = f"P={P}, {reading}"
-            left.plot(tolerances, [r["R_x"] for r in mine], style, color=f"C{k}", marker="o",
-                      ms=3, label=label)
-            right.plot(tolerances, [100 * r["mean_error"] for r in mine], style, color=f"C{k}",
-                       marker="o", ms=3, label=label)
+            look = {"ls": style, "color": f"C{k}", "ms": 3, "label": f"P={P}, {reading}"}
+            series(left, mine, "tolerance", "R_x", style=lambda _, look=look: look)
+            series(right, mine, "tolerance", lambda r: 100 * r["mean_error"],
+                   style=lambda _, look=look: look)
     left.scatter([1_000], [PAPER["rx_at_1000"]], marker="*", s=140, color="black", zorder=5,
                  label="paper: R/P = 3,000 at 1,000 (P=4)")
     left.set_yscale("log")

@@ -27,10 +27,8 @@ from the first thread on cannot be the paper's plunge, which began at twice the 
 
 from __future__ import annotations
 
-from statistics import mean
-
 from labs.crawlbench import make_web, sim_crawl, summary
-from labs.harness import Lab
+from labs.harness import Lab, series, summarize
 
 CAPACITIES = (10, 20, 30)
 PLUNGE_FRONTIERS = ("semaphore", "monitor", "tanenbaum")
@@ -44,22 +42,29 @@ def onset(threads, ratios, below: float = 0.8) -> int | None:
 
 
 def plunge_rows(lab: Lab, web, threads, seconds: float, repeats: int) -> list[dict]:
-    """Pages in the slice with half robots, half producers, block and untimed waits; the mean
-    of ``repeats`` runs per point (the paper's averaging)."""
+    """Pages in the slice with half robots, half producers, block and untimed waits: one row
+    per run, ``repeats`` runs per point (seeds ``seed``, ``seed + 1``, ...); the lab reads the
+    median of a point's runs (:func:`medians`)."""
     rows = []
     for name in PLUNGE_FRONTIERS:
         for cap in CAPACITIES:
             for t in threads:
-                runs = [sim_crawl(web, name, t // 2, latency=LATENCY, seconds=seconds,
+                for k in range(repeats):
+                    r = sim_crawl(web, name, t // 2, latency=LATENCY, seconds=seconds,
                                   capacity=cap, when_full="block", producers=t - t // 2,
-                                  poll=None, seed=lab.seed + k) for k in range(repeats)]
-                row = summary(runs[0], experiment="plunge", when_full="block", capacity=cap,
-                              total_threads=t, latency=LATENCY, repeats=repeats)
-                row["pages_fetched"] = mean(r.pages_fetched for r in runs)
-                row["pages_per_second"] = mean(r.pages_per_second for r in runs)
-                row["pages_min"] = min(r.pages_fetched for r in runs)
-                rows.append(row)
+                                  poll=None, seed=lab.seed + k)
+                    rows.append(summary(r, experiment="plunge", when_full="block",
+                                        capacity=cap, total_threads=t, latency=LATENCY,
+                                        repeats=repeats, repeat=k))
     return rows
+
+
+def medians(plunge, cap) -> dict[tuple[str, int], float]:
+    """``{(frontier, total threads): median pages}`` of the plunge runs at capacity ``cap``
+    (the rows may be strings, as read back from the CSV)."""
+    pts = summarize([r for r in plunge if int(r["capacity"]) == int(cap)],
+                    ["frontier", "total_threads"], "pages_fetched")
+    return {(p["frontier"], int(p["total_threads"])): p["median"] for p in pts}
 
 
 def own_links_rows(lab: Lab, web, threads, seconds: float) -> list[dict]:
@@ -87,14 +92,13 @@ def main(argv=None) -> int:
     own = own_links_rows(lab, web, own_threads, seconds)
     lab.write_csv(plunge + own)
     lab.table(plunge, ["when_full", "frontier", "capacity", "total_threads", "threads",
-                       "producers", "pages_fetched", "pages_min", "frontier_condition_waits"])
+                       "producers", "repeat", "pages_fetched", "frontier_condition_waits"])
     lab.table(own, ["when_full", "capacity", "threads", "pages_fetched", "deadlock",
                     "deadlock_after", "stopped_by"])
     for cap in CAPACITIES:
-        mine = {(r["frontier"], r["total_threads"]): r["pages_fetched"] for r in plunge
-                if r["capacity"] == cap}
+        mine = medians(plunge, cap)
         ratios = [mine[("tanenbaum", t)] / mine[("monitor", t)] for t in threads]
-        print(f"# capacity {cap}: tanenbaum/monitor pages "
+        print(f"# capacity {cap}: tanenbaum/monitor pages (medians of {repeats}) "
               + " ".join(f"{t}:{x:.2f}" for t, x in zip(threads, ratios))
               + f"; below 0.8 from {onset(threads, ratios)} threads on "
               f"(2 x capacity = {2 * cap}; the paper: about 2 x capacity)")
@@ -105,15 +109,13 @@ def main(argv=None) -> int:
 
     fig, axes = lab.figure(
         f"half robots, half producers, block, untimed waits; {seconds:g} s slices, "
-        f"L = {LATENCY * 1000:g} ms" + (f", mean of {repeats}" if repeats > 1 else ""),
+        f"L = {LATENCY * 1000:g} ms, median of {repeats} (min-max)",
         "threads (robots + producers)", "pages crawled in the slice", ncols=len(CAPACITIES),
         size=(13, 4.4))
     top = max(r["pages_fetched"] for r in plunge)
     for ax, cap in zip(axes, CAPACITIES):
-        for name in PLUNGE_FRONTIERS:
-            mine = [r for r in plunge if r["frontier"] == name and r["capacity"] == cap]
-            ax.plot([r["total_threads"] for r in mine], [r["pages_fetched"] for r in mine],
-                    marker="o", label=name)
+        series(ax, [r for r in plunge if r["capacity"] == cap], "total_threads",
+               "pages_fetched", "frontier", order=PLUNGE_FRONTIERS)
         ax.axvline(2 * cap, color="grey", linestyle=":", label="2 x capacity")
         ax.set_title(f"frontier capacity {cap}", fontsize=10)
         ax.set_ylim(0, top * 1.1)

@@ -43,7 +43,7 @@ from crawlers.page import extract
 from crawlers.page.fetch import HttpFetcher
 from crawlers.page.urls import Scope
 from crawlers.web.server import WebServer
-from labs.harness import Lab, LabError
+from labs.harness import Lab, LabError, series
 
 THREADS = (1, 2, 4, 8, 16)
 COMPARED = (1, 16)  # thread counts crawled once per round (the others once in all)
@@ -248,31 +248,24 @@ def main(argv=None) -> int:
                         "ratio_median": ratio["median"], "ratio_min": ratio["min"],
                         "ratio_max": ratio["max"]}], stem="crawl-parsers-vs-scrapy")
 
-    fig, axes = lab.figure(f"Real-HTML crawl ({mirrors} mirrors of a Sphinx book)",
-                           "robot threads", "", ncols=2)
-    def median_of(parser: str, threads: int, key: str) -> float:
-        return statistics.median(1000 * r[key] / max(r["pages"], 1) if key.startswith("cpu")
-                                 else r[key] for r in runs(parser, threads))
+    fig, axes = lab.figure(f"Real-HTML crawl ({mirrors} mirrors of a Sphinx book): median "
+                           "of the rounds, min-max", "robot threads", "", ncols=2)
+    colors = {"lxml": "C0", "bs4": "C3", "scrapy": "C2"}
 
-    for parser, color in (("lxml", "C0"), ("bs4", "C3")):
-        axes[0].plot(THREADS, [median_of(parser, t, "pages_per_s") for t in THREADS],
-                     marker="o", color=color, label=f"crawlab, {parser} (median)")
-        axes[1].plot(THREADS, [median_of(parser, t, "cpu_user_s") for t in THREADS],
-                     marker="o", color=color, label=f"{parser}: user")
-        axes[1].plot(THREADS, [median_of(parser, t, "cpu_sys_s") for t in THREADS],
-                     marker="s", linestyle="--", color=color, label=f"{parser}: system")
-    for parser, color in (("lxml", "C0"), ("scrapy", "C2")):
-        for t in (COMPARED if parser == "lxml" else (SCRAPY_CONCURRENCY,)):
-            each = runs(parser, t)
-            axes[0].plot([t] * len(each), [r["pages_per_s"] for r in each], marker=".",
-                         linestyle="", color=color, alpha=0.5)
-    if scrapy_by_round:
-        axes[0].plot([SCRAPY_CONCURRENCY], [statistics.median(scrapy_by_round.values())],
-                     marker="*", markersize=14, linestyle="", color="C2",
-                     label="Scrapy, 16 in flight (median)")
-        axes[1].plot([SCRAPY_CONCURRENCY], [median_of("scrapy", SCRAPY_CONCURRENCY,
-                                                      "cpu_user_s")],
-                     marker="*", markersize=12, linestyle="", color="C2", label="Scrapy: user")
+    def style(parser: str, **more) -> dict:
+        star = {"marker": "*", "ms": 12, "ls": ""} if parser == "scrapy" else {}
+        return {"color": colors[parser], **star, **more}
+
+    def per_page(key: str):
+        return lambda r: 1000 * r[key] / max(r["pages"], 1)
+
+    name = {"lxml": "crawlab, lxml", "bs4": "crawlab, bs4", "scrapy": "Scrapy, 16 in flight"}
+    series(axes[0], rows, "threads", "pages_per_s", "parser", style=style, label=name.get)
+    series(axes[1], rows, "threads", per_page("cpu_user_s"), "parser", style=style,
+           label=lambda p: f"{p}: user")
+    series(axes[1], [r for r in rows if r["parser"] != "scrapy"], "threads",
+           per_page("cpu_sys_s"), "parser", style=lambda p: style(p, marker="s", ls="--"),
+           label=lambda p: f"{p}: system")
     axes[0].set_ylabel("pages per second")
     axes[1].set_ylabel("CPU ms per page (this process)")
     for ax in axes:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import frontier
 from crawlers.crawl.report import GroundTruth
 from labs.crawlbench import make_web, sim_crawl
-from labs.harness import Lab
+from labs.harness import Lab, series
 
 
 def main(argv=None) -> int:
@@ -39,11 +39,10 @@ def main(argv=None) -> int:
     lab.table(table)
     fig, ax = lab.figure(f"Crawl quality, {web.size} pages, OPIC priorities",
                          "fraction of the web crawled", "quality |A ∩ P| / |P|")
-    for name in names:
-        mine = [r for r in rows if r["frontier"] == name]
-        style = "--" if mine[0]["ordering"] == "fifo" else "-"
-        ax.plot([r["fraction"] for r in mine], [r["quality"] for r in mine], style,
-                marker="o", label=f"{name} ({mine[0]['ordering']})")
+    ordering = {r["frontier"]: r["ordering"] for r in rows}
+    series(ax, rows, "fraction", "quality", "frontier", order=names,
+           style=lambda n: {"ls": "--" if ordering[n] == "fifo" else "-"},
+           label=lambda n: f"{n} ({ordering[n]})")
     ax.plot([0, 1], [0, 1], ":", color="0.5", label="random order (expected)")
     ax.legend(fontsize=8)
     lab.save(fig)

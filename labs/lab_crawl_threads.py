@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import frontier
 from labs.crawlbench import cpu_ceiling, make_web, sim_crawl, steady_rate, summary
-from labs.harness import Lab
+from labs.harness import Lab, series
 
 QUICK_FRONTIERS = ("unsynchronized", "lockfree", "semaphore", "monitor", "fine")
 
@@ -61,10 +61,7 @@ def main(argv=None) -> int:
     xs = list(threads)
     ax.plot(xs, [min(t / latency, ceiling) for t in xs], "k--", linewidth=1.2,
             label="min(T/L, CPU ceiling)")
-    for name in names:
-        mine = [r for r in rows if r["frontier"] == name]
-        ax.plot([r["threads"] for r in mine], [r["steady_pages_per_second"] for r in mine],
-                marker="o", label=name)
+    series(ax, rows, "threads", "steady_pages_per_second", "frontier", order=names)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(xs, [str(t) for t in xs])

@@ -15,13 +15,12 @@ up as lock waits and CAS retries instead.
 from __future__ import annotations
 
 import queue
-import statistics
 import threading
 import time
 
 import frontier
 from frontier.contract import check_capacity
-from labs.harness import Lab
+from labs.harness import Lab, series, summarize
 
 THREADS = (1, 2, 4, 8, 16)
 BASELINES = ("queue.Queue", "queue.SimpleQueue")
@@ -121,44 +120,40 @@ def main(argv=None) -> int:
     seconds = 0.4 if lab.quick else 1.0
     repeats = 2 if lab.quick else 3
     names = [*BASELINES, *chosen]
-    runs: dict[tuple[str, int], list[dict]] = {}
-    for _ in range(repeats):  # rounds outermost, so slow drift of the machine hits all alike
-        for threads in thread_counts:
-            for name in names:
-                cell = measure(name, threads, seconds, capacity)
-                runs.setdefault((name, threads), []).append(cell)
     rows = []
-    for cell in runs.values():
-        best = max(cell, key=lambda r: r["pairs_per_second"])
-        best["median_pairs_per_second"] = statistics.median(r["pairs_per_second"] for r in cell)
-        best["repeats"] = repeats
-        rows.append(best)
-    base = {r["threads"]: r["pairs_per_second"] for r in rows if r["frontier"] == "queue.Queue"}
-    for r in rows:
-        r["ratio_vs_queue"] = r["pairs_per_second"] / base[r["threads"]]
+    for rep in range(repeats):  # rounds outermost, so slow drift of the machine hits all alike
+        for threads in thread_counts:
+            cell = [measure(name, threads, seconds, capacity) for name in names]
+            base = cell[0]["pairs_per_second"]  # queue.Queue, same round, same thread count
+            rows += [{**r, "repeat": rep, "ratio_vs_queue": r["pairs_per_second"] / base}
+                     for r in cell]
     lab.write_csv(rows)
 
-    print(f"\npairs/s (best of {repeats} x {seconds} s) and ratio against queue.Queue:")
+    print(f"\npairs/s and ratio against queue.Queue in the same round: median of {repeats} "
+          f"rounds of {seconds} s (min-max of the ratio)")
+    rate = {(s["frontier"], s["threads"]): s
+            for s in summarize(rows, ["frontier", "threads"], "pairs_per_second")}
     table = []
-    for name in names:
-        line = {"frontier": name}
-        for r in rows:
-            if r["frontier"] == name:
-                cell = f"{r['pairs_per_second']:,.0f} ({r['ratio_vs_queue']:.2f}x)"
-                line[f"T={r['threads']}"] = cell
-        table.append(line)
+    for s in summarize(rows, ["frontier", "threads"], "ratio_vs_queue"):
+        line = next((t for t in table if t["frontier"] == s["frontier"]), None)
+        if line is None:
+            line = {"frontier": s["frontier"]}
+            table.append(line)
+        line[f"T={s['threads']}"] = (
+            f"{rate[(s['frontier'], s['threads'])]['median']:,.0f} ({s['median']:.2f}x, "
+            f"{s['min']:.2f}-{s['max']:.2f})")
     lab.table(table)
 
     fig, (ax, rax) = lab.figure(
-        "Frontier put+get throughput", "threads", "put+get pairs per second (log)", ncols=2
-    )
-    rax.set_ylabel("ratio against queue.Queue, same run (log)")
-    for name in names:
-        mine = [r for r in rows if r["frontier"] == name]
-        xs = [r["threads"] for r in mine]
-        style = "--" if name in BASELINES else "-"
-        ax.plot(xs, [r["pairs_per_second"] for r in mine], style, marker="o", label=name)
-        rax.plot(xs, [r["ratio_vs_queue"] for r in mine], style, marker="o", label=name)
+        f"Frontier put+get throughput (median of {repeats}, min-max)", "threads",
+        "put+get pairs per second (log)", ncols=2)
+    rax.set_ylabel("ratio against queue.Queue, same round (log)")
+
+    def style(name):
+        return {"ls": "--" if name in BASELINES else "-"}
+
+    series(ax, rows, "threads", "pairs_per_second", "frontier", order=names, style=style)
+    series(rax, rows, "threads", "ratio_vs_queue", "frontier", order=names, style=style)
     for a in (ax, rax):
         a.set_xscale("log", base=2)
         a.set_yscale("log")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import tempfile
 
-from labs.harness import Lab
+from labs.harness import Lab, series
 from labs.pqbench import supersteps
 
 BLOCK = 256
@@ -93,10 +93,11 @@ def main(argv=None) -> int:
                                "block reads + writes per key", ncols=2)
         for ax, ram in zip(axes, RAMS):
             mine = [row for row in rows if row["RAM"] == f"{ram:.0%}"]
-            for col, lbl, style in (("BH_io_per_key", "BH", "o-"), ("QH_io_per_key", "QH", "o-"),
-                                    ("QH_lru_io_per_key", "QH under LRU", "o:"),
-                                    ("CBT_io_per_key", "CBT", "o-")):
-                ax.plot([row["R"] for row in mine], [row[col] for row in mine], style, label=lbl)
+            for col, lbl, ls in (("BH_io_per_key", "BH", "-"), ("QH_io_per_key", "QH", "-"),
+                                 ("QH_lru_io_per_key", "QH under LRU", ":"),
+                                 ("CBT_io_per_key", "CBT", "-")):
+                series(ax, mine, "R", col, style=lambda _, ls=ls: {"ls": ls},
+                       label=lambda _, lbl=lbl: lbl)
             ax.set_title(f"RAM = {ram:.0%} of the queue")
             ax.set_xscale("log")
             ax.set_yscale("log")

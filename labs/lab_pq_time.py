@@ -2,29 +2,51 @@
 
 First at N = 10^6 keys for R = 100 ... 10,000, then at R = 1,000 as N grows from 10^4 to 10^7
 (``--quick``: to 10^6). Every structure stores the URLs too (heapq: ``(-priority, seq, url)``).
-Best of ``--repeat`` runs.
+``--repeat`` rounds (default 3), each measuring every structure and heapq one after the other;
+the CSV has one row per round (ratios taken within the round), the plot and the printed table
+the median of the rounds with their min-max spread.
 """
 
 from __future__ import annotations
 
 from crawlers.args import positive_int
-from labs.harness import Lab
+from labs.harness import Lab, series, summarize
 from labs.pqbench import LABELS, heapq_supersteps, supersteps
 
 KINDS = ["heap", "cbt", "quickheap"]
 
 
 def _measure(n, r, steps, seed, repeat):
-    row = {"N": n, "R": r}
-    row["heapq_ns"] = round(min(heapq_supersteps(n, r, steps, seed)["ns_per_key"]
-                                for _ in range(repeat)))
-    for kind in KINDS:
-        opts = {"chunk": r} if kind == "cbt" else {}
-        row[f"{LABELS[kind]}_ns"] = round(min(supersteps(kind, n, r, steps, seed, **opts)
-                                              ["ns_per_key"] for _ in range(repeat)))
-    for kind in ("cbt", "quickheap"):
-        row[f"{LABELS[kind]}/heapq"] = round(row[f"{LABELS[kind]}_ns"] / row["heapq_ns"], 2)
-    return row
+    """``repeat`` rows, one per round: ns per key of heapq and of every structure, and the
+    ratios to heapq in that round."""
+    rows = []
+    for k in range(repeat):
+        row = {"N": n, "R": r, "repeat": k,
+               "heapq_ns": round(heapq_supersteps(n, r, steps, seed)["ns_per_key"])}
+        for kind in KINDS:
+            opts = {"chunk": r} if kind == "cbt" else {}
+            row[f"{LABELS[kind]}_ns"] = round(supersteps(kind, n, r, steps, seed, **opts)
+                                              ["ns_per_key"])
+        for kind in ("cbt", "quickheap"):
+            row[f"{LABELS[kind]}/heapq"] = round(row[f"{LABELS[kind]}_ns"] / row["heapq_ns"], 2)
+        rows.append(row)
+    return rows
+
+
+def _medians(rows, key):
+    """The printed table: the median of the rounds for each size."""
+    cols = ["heapq_ns", "BH_ns", "CBT_ns", "QH_ns", "CBT/heapq", "QH/heapq"]
+    out = []
+    for first in summarize(rows, ["N", "R"], cols[0]):
+        mine = [r for r in rows if r["N"] == first["N"] and r["R"] == first["R"]]
+        line = {"N": first["N"], "R": first["R"], "rounds": len(mine)}
+        for c in cols:
+            s = summarize(mine, ["N"], c)[0]
+            line[c] = s["median"]
+            if "/" in c:
+                line[f"{c} min-max"] = f"{s['min']:.2f}-{s['max']:.2f}"
+        out.append(line)
+    return out
 
 
 def main(argv=None) -> int:
@@ -34,29 +56,31 @@ def main(argv=None) -> int:
     big = 300_000 if lab.quick else 1_000_000
     by_r = []
     for r in (100, 1_000, 10_000):
-        by_r.append(_measure(big, r, max(3, 20_000 // r), lab.seed, repeat))
+        by_r.extend(_measure(big, r, max(3, 20_000 // r), lab.seed, repeat))
         print(f"#   N={big:,} R={r}: done")
     ns = [10_000, 100_000, 1_000_000] + ([] if lab.quick else [10_000_000])
     by_n = []
     for n in ns:
-        by_n.append(_measure(n, 1_000, 10 if lab.quick else 20, lab.seed, repeat))
+        by_n.extend(_measure(n, 1_000, 10 if lab.quick else 20, lab.seed, repeat))
         print(f"#   N={n:,} R=1000: done")
     lab.write_csv(by_r, "by-R")
     lab.write_csv(by_n, "by-N")
-    print(f"# time per key (ns), N = {big:,}")
-    lab.table(by_r)
-    print("# time per key (ns), R = 1,000")
-    lab.table(by_n)
-    ok = all(row["CBT/heapq"] <= 1 and row["QH/heapq"] <= 1 for row in by_r if row["R"] >= 1000)
+    print(f"# time per key (ns), N = {big:,}: median of {repeat} rounds")
+    lab.table(_medians(by_r, "R"))
+    print(f"# time per key (ns), R = 1,000: median of {repeat} rounds")
+    lab.table(_medians(by_n, "N"))
+    ok = all(row["CBT/heapq"] <= 1 and row["QH/heapq"] <= 1 for row in _medians(by_r, "R")
+             if row["R"] >= 1000)
     print("# paper: no times; it claims chunked queues beat BH as R grows")
     print(f"# target CBT and QH <= heapq per key for R >= 1000: {'met' if ok else 'NOT met'}")
     if not lab.args.no_plot:
-        fig, (a1, a2) = lab.figure("Time per key of insert-many(R) + extract-top(R)", "R",
-                                   "ns per key", ncols=2)
+        fig, (a1, a2) = lab.figure(
+            f"Time per key of insert-many(R) + extract-top(R) (median of {repeat}, min-max)",
+            "R", "ns per key", ncols=2)
         for col, lbl in (("heapq_ns", "heapq"), ("BH_ns", "BH (heap)"), ("CBT_ns", "CBT"),
                          ("QH_ns", "QH")):
-            a1.plot([r["R"] for r in by_r], [r[col] for r in by_r], "o-", label=lbl)
-            a2.plot([r["N"] for r in by_n], [r[col] for r in by_n], "o-", label=lbl)
+            series(a1, by_r, "R", col, label=lambda _, lbl=lbl: lbl)
+            series(a2, by_n, "N", col, label=lambda _, lbl=lbl: lbl)
         a1.set_title(f"N = {big:,}")
         a2.set_title("R = 1,000")
         a2.set_xlabel("N")

@@ -15,7 +15,7 @@ import numpy as np
 
 from frontier.slices import make_storage
 
-__all__ = ["KINDS", "LABELS", "pairs", "supersteps", "heapq_supersteps"]
+__all__ = ["KINDS", "LABELS", "order_comparisons", "pairs", "supersteps", "heapq_supersteps"]
 
 KINDS = ["heap", "quickheap", "cbt"]
 LABELS = {"heap": "BH", "quickheap": "QH", "cbt": "CBT", "heapq": "heapq"}
@@ -26,17 +26,45 @@ def pairs(rng: np.random.Generator, m: int, tag: str) -> list[tuple[str, float]]
     return [(f"{tag}{i}", p) for i, p in enumerate(rng.random(m).tolist())]
 
 
+class _Counted:
+    """A key whose ``<`` counts itself in ``box[0]`` (the comparisons of a real sort)."""
+
+    __slots__ = ("key", "box")
+
+    def __init__(self, key: float, box: list[int]) -> None:
+        self.key, self.box = key, box
+
+    def __lt__(self, other: _Counted) -> bool:
+        self.box[0] += 1
+        return self.key > other.key  # best (highest priority) first
+
+
+def order_comparisons(keys: list[float], rng: np.random.Generator) -> int:
+    """Key comparisons Python's sort (Timsort) makes to put ``keys`` best first from a random
+    order: the cost of handing out an extract-top's R keys in order, which a Quickheap or CBT
+    pays on top of finding them (they come out of partitions unordered) and a binary heap
+    does not (its pops come out ordered, and those comparisons are already counted)."""
+    box = [0]
+    shuffled = [keys[i] for i in rng.permutation(len(keys))]
+    sorted(_Counted(k, box) for k in shuffled)
+    return box[0]
+
+
 def _counters(s) -> tuple[int, int]:
     io = s.io or {"reads": 0, "writes": 0}
     return (s.comparisons or 0), io["reads"] + io["writes"]
 
 
 def supersteps(kind: str, n: int, r: int, steps: int, seed: int = 1, warmup: int = 1,
-               **options) -> dict:
+               count_order: bool = False, **options) -> dict:
     """Fill a ``kind`` storage with ``n`` keys, run ``warmup`` supersteps unmeasured, then
     ``steps`` measured supersteps of extract-top(r) + insert-many(r). Returns comparisons, block
     I/O and seconds of the measured supersteps, each also per key moved (``2 * r * steps``
     keys: each inserted and each extracted).
+
+    ``count_order``: also count, in ``order_comparisons``, what ordering each extract-top's R
+    keys costs (:func:`order_comparisons`; zero for the binary heap, whose pops are ordered);
+    ``cmp_per_key`` then includes it and ``order_cmp_per_key`` says how much of it that was.
 
     The warm-up superstep matters for the Quickheap only: a Quickheap filled in one insert-many
     is a single unsorted chunk, and its first extraction partitions all ``n`` keys (about
@@ -48,8 +76,16 @@ def supersteps(kind: str, n: int, r: int, steps: int, seed: int = 1, warmup: int
     if kind != "heap":
         options.setdefault("seed", seed)
     s = make_storage(kind, **options)
-    s.push_many(pairs(rng, n, "init-"))
+    first = pairs(rng, n, "init-")
+    s.push_many(first)
     batches = [pairs(rng, r, f"s{k}-") for k in range(steps + warmup)]
+    order = count_order and kind != "heap"
+    prio = dict(first) if order else {}
+    if order:
+        for batch in batches:
+            prio.update(batch)
+    order_rng = np.random.default_rng(seed + 1)
+    order_cmp = 0
     for batch in batches[:warmup]:
         s.pop_many(r)
         s.push_many(batch)
@@ -60,7 +96,12 @@ def supersteps(kind: str, n: int, r: int, steps: int, seed: int = 1, warmup: int
     gc.disable()
     try:
         t0 = time.perf_counter()
-        if s.io is None:
+        if order:  # not timed: counting is slow anyway
+            for batch in batches:
+                out = s.pop_many(r)
+                order_cmp += order_comparisons([prio[u] for u in out], order_rng)
+                s.push_many(batch)
+        elif s.io is None:
             for batch in batches:
                 s.pop_many(r)
                 s.push_many(batch)
@@ -76,8 +117,10 @@ def supersteps(kind: str, n: int, r: int, steps: int, seed: int = 1, warmup: int
     c1, io1 = _counters(s)
     getattr(s, "close", lambda: None)()
     keys = 2 * r * steps
-    return {"comparisons": c1 - c0, "io": io1 - io0, "seconds": seconds,
-            "cmp_per_key": (c1 - c0) / keys, "io_per_key": (io1 - io0) / keys,
+    return {"comparisons": c1 - c0 + order_cmp, "order_comparisons": order_cmp,
+            "io": io1 - io0, "seconds": seconds,
+            "cmp_per_key": (c1 - c0 + order_cmp) / keys, "order_cmp_per_key": order_cmp / keys,
+            "io_per_key": (io1 - io0) / keys,
             "io_extract_share": io_extract / max(1, io1 - io0),
             "ns_per_key": seconds / keys * 1e9}
 

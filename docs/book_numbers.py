@@ -1,0 +1,751 @@
+"""The numbers the book's prose quotes, generated from the committed CSVs of docs/results/.
+
+Usage: ``python docs/book_numbers.py [--results DIR] [--out FILE]`` (``docs/regenerate_figures.py``
+runs it after the labs).
+
+A page quotes a measured number only as a substitution, ``|pq_time_cbt_range|``, and includes
+the generated ``docs/results/numbers.inc`` that defines them (``.. include::
+results/numbers.inc``). Each substitution is one entry of :data:`NUMBERS`: the CSV it reads
+and how it formats the value, so a number in the prose is the number in its CSV, always: a
+test renders this file from the committed CSVs and fails when the committed one differs, and
+fails when a page listed in :data:`PAGES` types a measured number by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import re
+import statistics
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+RESULTS = DOCS / "results"
+OUT = RESULTS / "numbers.inc"
+# Pages whose measured numbers all come from here: tests/test_book_numbers.py finds every
+# decimal, ratio (``2x``) and percentage typed in their prose (code literals and directives
+# aside) and fails on any not listed here with the reason it is not a measurement of ours.
+PAGES = {
+    "instructor/answers.rst": {
+        "0.1": "a setting (switch interval) and worked arithmetic",
+        "99 %": "a model estimate: 20 ms of waiting against about 0.1 ms of Python a page",
+        "60 %": "CPython's set load factor", "0.6": "the same load factor, in arithmetic",
+        "1.7": "worked arithmetic (16 GB / 95 bytes)", "1 %": "worked arithmetic",
+        "3.11": "a Python version", "3.13": "a Python version",
+    },
+    "instructor/plunge-and-gil.rst": {
+        "0.8": "the threshold that defines the onset (labs.lab_crawl_capacity.onset)",
+        "0.6": "the quick mode's slice, a setting", "3.13": "a Python version",
+    },
+    "handouts/frontier-bench.rst": {},
+    "handouts/crawl-quality.rst": {},
+    "handouts/crawl-capacity.rst": {"0.8": "the threshold that defines the onset"},
+    "handouts/bsp-failures.rst": {"10 %": "the paper's 'below 10 %'"},
+    "handouts/bsp-rx.rst": {"1 %": "a threshold of the search", "5 %": "a threshold"},
+    "handouts/bsp-speedup.rst": {"1 %": "a question's threshold"},
+    "handouts/crawl-threads.rst": {"1.5": "the quick slice, a setting",
+                                   "0.05": "a latency setting", "0.25": "the warm-up, a setting"},
+    "handouts/crawl-memory.rst": {"3.11": "a Python version"},
+    "handouts/crawl-races.rst": {"0.1": "a switch interval setting", "3.11": "a Python version",
+                                 "3.13": "a Python version"},
+    "handouts/bsp-dynamic.rst": {"3.1": "the paper's Algorithm 3.1", "1.5": "a setting",
+                                 "10 %": "a checkpoint of the metric", "50 %": "a checkpoint",
+                                 "1.0": "coverage 1.0, a requirement"},
+    "web.rst": {
+        "0.85": "a default of the generator", "96 %": "the papers' datasets (75 to 96 %)",
+        "0.2": "a worked example, not a measurement", "0.1": "a worked example",
+        "1.7": "a parameter of the generator", "1.1": "a parameter of the generator",
+        "0.05": "a setting in an example command and a fault rate",
+    },
+    "bsp.rst": {
+        "10 %": "the paper's 'below 10 %' (Figure 6)",
+        "5 %": "a threshold of the binary search (the paper's statement)",
+        "6.19 %": "the paper's Table 1", "3.44 %": "the paper's Table 1",
+        "2.50 %": "the paper's Table 1", "0.82 %": "the paper's Table 1",
+        "1.0": "coverage 1.0, a requirement (every page)",
+        "3.1": "the paper's Algorithm 3.1",
+    },
+    "partitioning.rst": {
+        "87.4 %": "the paper's google crawl (Table 1 of the paper)",
+        "5 %": "the balance constraint given to the partitioners (a setting)",
+        "96 %": "real webs keep 75 to 96 % of links intra-site: the papers' datasets",
+        "90 %": "a setting: topic locality 0.9",
+        "0.5": "a setting of the exercise", "0.7": "a setting of the exercise",
+        "0.9": "a setting of the exercise", "1.0": "a setting of the exercise",
+    },
+    "priority.rst": {
+        "0.8": "the paper's QH/CBT (Figure 9's 'about 20% more')",
+        "20%": "the paper's words",
+        "0.95": "the paper's Table 1",
+        "0.93": "the paper's Table 1",
+        "10%": "a setting: RAM at 10% of the queue (Figure 9)",
+        "30%": "a setting: RAM at 30% of the queue (Figure 9)",
+        "3.1": "a section number of the paper",
+        "3.2": "a section number of the paper",
+    },
+}
+TYPED = re.compile(r"(?<![\w.|])\d+(?:\.\d+)?(?:x\b|×|\s?%)|(?<![\w.|])\d+\.\d+(?!\.?\d)")
+
+
+def typed_numbers(text: str) -> list[str]:
+    """Decimals, ratios and percentages typed in ``text``, outside code literals, directive
+    lines and substitutions (``|name|``)."""
+    text = re.sub(r"``[^`]*``", "", text)
+    text = re.sub(r"\|[a-z0-9_]+\|", "", text)
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith(".. ")]
+    return [" ".join(m.split()) for m in TYPED.findall("\n".join(lines))]
+
+Rows = list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class Number:
+    """One quoted number: ``value(rows)`` of ``results/lab/stem.csv``, as text."""
+
+    name: str
+    lab: str
+    stem: str
+    value: Callable[[Rows], str]
+    what: str
+
+
+def _rows(results: Path, lab: str, stem: str) -> Rows:
+    path = results / lab / f"{stem}.csv"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: run the {lab} lab "
+                                "(docs/regenerate_figures.py)")
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _f(x: float, digits: int = 2) -> str:
+    return f"{x:.{digits}f}"
+
+
+def _where(rows: Rows, **match: str) -> Rows:
+    return [r for r in rows if all(r[k] == v for k, v in match.items())]
+
+
+def _one(rows: Rows, col: str, **match: str) -> float:
+    found = _where(rows, **match)
+    if len(found) != 1:
+        raise ValueError(f"{len(found)} rows match {match}")
+    return float(found[0][col])
+
+
+def _median(rows: Rows, col: str, **match: str) -> float:
+    found = _where(rows, **match)
+    if not found:
+        raise ValueError(f"no row matches {match}")
+    return statistics.median(float(r[col]) for r in found)
+
+
+def _range(values: list[float], digits: int = 2, unit: str = "") -> str:
+    return f"{_f(min(values), digits)}-{_f(max(values), digits)}{unit}"
+
+
+def _medians_by(rows: Rows, keys: tuple[str, ...], col: str) -> list[float]:
+    groups: dict[tuple, list[float]] = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in keys), []).append(float(r[col]))
+    return [statistics.median(v) for v in groups.values()]
+
+
+def _fb(frontier: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        mine = [float(r["ratio_vs_queue"]) for r in _where(rows, frontier=frontier, threads="1")]
+        return (f"{_f(statistics.median(mine))}x (median of {len(mine)} rounds, "
+                f"{_range(mine)}x)")
+    return value
+
+
+def _pq_time(col: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        big = [r for r in rows if int(r["R"]) >= 1000]
+        return _range(_medians_by(big, ("N", "R"), col)) + "x"
+    return value
+
+
+def _blockio_row(ram: str, r: str, col: str, digits: int = 2) -> Callable[[Rows], str]:
+    return lambda rows: _f(_one(rows, col, RAM=ram, R=r), digits)
+
+
+def _qh_cbt_mean(rows: Rows) -> str:
+    return _f(statistics.mean(float(r["QH/CBT"]) for r in rows))
+
+
+def _qh_cbt_list(ram: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        mine = sorted(_where(rows, RAM=ram), key=lambda r: int(r["R"]))
+        return ", ".join(f"{_f(float(r['QH/CBT']))} (R = {int(r['R']):,})" for r in mine)
+    return value
+
+
+def _bh_io(rows: Rows) -> str:
+    return _range([float(r["BH_io_per_key"]) for r in rows], 1)
+
+
+def _bh_over_others(rows: Rows) -> str:
+    ratios = [float(r["BH_io_per_key"]) / max(float(r["QH_io_per_key"]),
+                                               float(r["CBT_io_per_key"])) for r in rows]
+    return f"{min(ratios):,.0f} to {max(ratios):,.0f}"
+
+
+def _lru_saving(rows: Rows) -> str:
+    mine = _where(rows, RAM="30%", R="1000")[0]
+    own, lru = float(mine["QH_io_per_key"]), float(mine["QH_lru_io_per_key"])
+    return f"{100 * (1 - own / lru):.0f} % ({own:.4f} against {lru:.4f} per key)"
+
+
+def _cmp(kind: str, r: str) -> Callable[[Rows], str]:
+    return lambda rows: _f(_one(rows, kind, R=r))
+
+
+def _cmp_find(label: str, r: str) -> Callable[[Rows], str]:
+    return lambda rows: _f(_one(rows, f"{label}_cmp_per_key", R=r)
+                           - _one(rows, f"{label}_order_cmp_per_key", R=r))
+
+
+def _eff(col: str, t: str) -> Callable[[Rows], str]:
+    return lambda rows: _f(_one(rows, col, T=t), 3)
+
+
+def _qh_rounds(rows: Rows) -> str:
+    return ", ".join(f"{_f(float(r['QH_extract_per_slice']))} after {r['turnovers']} "
+                     f"turnover{'s' if r['turnovers'] != '1' else ''}" for r in rows)
+
+
+def _qh_per_step(rows: Rows) -> str:
+    return _range([float(r["QH_extract"]) for r in rows])
+
+
+def _relaxed(policy: str, t: str, col: str, digits: int = 0) -> Callable[[Rows], str]:
+    return lambda rows: _f(_one(rows, col, policy=policy, T=t), digits)
+
+
+def _cell(col: str, digits: int = 2, scale: float = 1.0, unit: str = "",
+          **match: str) -> Callable[[Rows], str]:
+    """One cell (the median, if several rows match) formatted with ``digits`` decimals;
+    ``digits=-1``: a whole number with thousands separators."""
+    def value(rows: Rows) -> str:
+        x = scale * _median(rows, col, **match)
+        return (f"{x:,.0f}" if digits < 0 else _f(x, digits)) + unit
+    return value
+
+
+def _col_range(col: str, digits: int = 1, unit: str = "", **match: str) -> Callable[[Rows], str]:
+    return lambda rows: _range([float(r[col]) for r in _where(rows, **match)], digits, unit)
+
+
+def _control(k: str) -> Callable[[Rows], str]:
+    return lambda rows: _f(_median(rows, "messages", web="no-topics", K=k, method="site-hash")
+                           / _median(rows, "messages", web="no-topics", K=k,
+                                     method="hypergraph"))
+
+
+def _page_over_site(rows: Rows) -> str:
+    ks = sorted({r["K"] for r in rows if r["web"] == "topical"}, key=int)
+    ratios = [_median(rows, "messages", web="topical", K=k, method="page-hash")
+              / _median(rows, "messages", web="topical", K=k, method="site-hash") for k in ks]
+    return f"{min(ratios):.0f} to {max(ratios):.0f}"
+
+
+def _peak_k(rows: Rows) -> str:
+    return max(rows, key=lambda r: float(r["hash/HP"]))["K"]
+
+
+def _paper_k64_range(rows: Rows) -> str:
+    return _range([float(r["ratio"]) for r in _where(rows, K="64")], 1)
+
+
+def _control_range(rows: Rows) -> str:
+    return _range([float(_control(k)(rows)) for k in sorted(
+        {r["K"] for r in rows if r["web"] == "no-topics"}, key=int)])
+
+
+def _bsp_equal(rows: Rows) -> str:
+    off = [r["method"] for r in rows if r["predicted_messages"] != r["measured_page_messages"]]
+    if not off:
+        return "the count equals the prediction exactly for every partition"
+    return f"the count differs from the prediction for {', '.join(off)}"
+
+
+def _pct(col: str, digits: int = 1, **match: str) -> Callable[[Rows], str]:
+    return _cell(col, digits, scale=100, unit=" %", **match)
+
+
+def _remote_range(rows: Rows) -> str:
+    return _range([100 * float(r["remote_over_local"]) for r in rows
+                   if r["remote_over_local"] != ""], 0, " %")
+
+
+def _dyn(policy: str) -> Callable[[Rows], str]:
+    return _cell("stdev_pct", 2, unit=" %", policy=policy)
+
+
+def _dyn_model(rows: Rows) -> str:
+    return ", ".join(f"{r['policy']} {float(r['stdev_pct']):.2f} %" for r in rows)
+
+
+def _worse(a: str, b: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        x, y = _one(rows, "stdev_pct", policy=a), _one(rows, "stdev_pct", policy=b)
+        return "worse than" if x > y else "better than" if x < y else "level with"
+    return value
+
+
+def _machine(rows: Rows) -> str:
+    """Where the rows were measured, in a phrase: cores, Python, GIL, load at the start."""
+    r = next(r for r in rows if r.get("source") == "measured")
+    gil = "GIL on" if r["machine_gil"] == "True" else "GIL off"
+    build = "t" if r["machine_free_threaded"] == "True" else ""
+    return (f"{r['machine_cores']} cores, {r['machine_implementation']} "
+            f"{r['machine_python']}{build}, {gil}, 1-min load {r['machine_load_1min']} at the "
+            f"start, {r['date'][:10]}")
+
+
+def _rate(mode: str, parser: str, threads: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        x = _median(rows, "pages_per_s", mode=mode, parser=parser, threads=threads)
+        return f"{x:,.0f} pages/s" if x >= 20 else f"{x:.1f} pages/s"
+    return value
+
+
+def _ext_ratio(a: str, b: str, threads: str) -> Callable[[Rows], str]:
+    return lambda rows: f"{_median(rows, 'pages_per_s', mode='crawl', parser=a, threads=threads) / _median(rows, 'pages_per_s', mode='crawl', parser=b, threads=threads):.1f}"  # noqa: E501
+
+
+def _ext_vs_scrapy(rows: Rows) -> str:
+    ratios = [_median(rows, "pages_per_s", mode="crawl", parser="lxml", threads=t)
+              / _median(rows, "pages_per_s", mode="crawl", parser="scrapy", threads=t)
+              for t in ("1", "16")]
+    return _range(ratios, 1)
+
+
+def _ext_pair(parser: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        xs = [_median(rows, "pages_per_s", mode="extract", parser=parser, threads=t)
+              for t in ("1", "16")]
+        return " and ".join(f"{x:,.0f}" if x >= 20 else f"{x:.1f}" for x in xs)
+    return value
+
+
+def _ext_sys(parser: str) -> Callable[[Rows], str]:
+    return _cell("cpu_sys_s", 1, unit=" s", mode="crawl", parser=parser, threads="16")
+
+
+def _ws_slow(rows: Rows) -> dict[str, str]:
+    return max(_where(rows, test="slow"), key=lambda r: int(r["connections"]))
+
+
+def _ws(col: str, digits: int = -1, unit: str = "") -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        x = float(_ws_slow(rows)[col])
+        return (f"{x:,.0f}" if digits < 0 else _f(x, digits)) + unit
+    return value
+
+
+def _fetchers(rows: Rows) -> list[float]:
+    return [float(r["requests_per_s"]) for r in rows if r["test"].startswith("HttpFetcher")]
+
+
+def _ws_over(rows: Rows) -> str:
+    return f"{_median(rows, 'requests_per_s', test='max') / max(_fetchers(rows)):.1f}"
+
+
+def _ws_fetcher(rows: Rows) -> str:
+    return " and ".join(f"{x:,.0f}" for x in _fetchers(rows))
+
+
+def _cp(parser: str, threads: str, col: str, digits: int = 1,
+        how: str = "range") -> Callable[[Rows], str]:
+    """crawl-parsers: the range (or median) over rounds of ``col`` at that parser and threads;
+    ``cpu_ms`` is CPU (user + system) per page."""
+    def value(rows: Rows) -> str:
+        mine = _where(rows, parser=parser, threads=threads)
+        if not mine:
+            raise ValueError(f"no crawl-parsers row for {parser}, {threads} threads")
+        xs = [float(r[col]) for r in mine]
+        if how == "median":
+            return _f(statistics.median(xs), digits)
+        return _f(xs[0], digits) if len(xs) == 1 else _range(xs, digits)
+    return value
+
+
+def _cp_target(rows: Rows) -> str:
+    one = statistics.median(float(r["pages_per_s"]) for r in _where(rows, parser="lxml",
+                                                                       threads="1"))
+    many = statistics.median(float(r["pages_per_s"]) for r in _where(rows, parser="lxml",
+                                                                        threads="16"))
+    return "met" if many >= one else "missed"
+
+
+def _cp_vs_scrapy(rows: Rows) -> str:
+    r = rows[0]
+    return (f"{float(r['ratio_median']):.1f} ({float(r['ratio_min']):.1f} to "
+            f"{float(r['ratio_max']):.1f})")
+
+
+def _capacity_ratios(rows: Rows, other: str) -> dict[str, list[tuple[int, float]]]:
+    """Per capacity, ``(threads, other / monitor)`` of the plunge runs' medians."""
+    from labs.lab_crawl_capacity import medians
+
+    plunge = [r for r in rows if r.get("experiment") == "plunge"]
+    out = {}
+    for cap in sorted({r["capacity"] for r in plunge}, key=int):
+        pages = medians(plunge, cap)
+        threads = sorted({t for _, t in pages})
+        out[cap] = [(t, pages[(other, t)] / pages[("monitor", t)]) for t in threads]
+    return out
+
+
+def _onsets(rows: Rows) -> str:
+    from labs.lab_crawl_capacity import onset
+
+    found = [onset([t for t, _ in pts], [x for _, x in pts])
+             for pts in _capacity_ratios(rows, "tanenbaum").values()]
+    return ", ".join("none" if t is None else str(t) for t in found)
+
+
+def _last_ratio(rows: Rows) -> str:
+    return _range([pts[-1][1] for pts in _capacity_ratios(rows, "tanenbaum").values()])
+
+
+def _sem_range(rows: Rows) -> str:
+    return _range([x for pts in _capacity_ratios(rows, "semaphore").values() for _, x in pts])
+
+
+def _sem_extreme(rows: Rows) -> str:
+    cap, t, x = max(((c, t, x) for c, pts in _capacity_ratios(rows, "semaphore").items()
+                     for t, x in pts), key=lambda p: abs(p[2] - 1))
+    return f"{x:.2f} at capacity {cap}, {t} threads"
+
+
+def _early(rows: Rows) -> str:
+    found = [f"capacity {c} at {t} threads, {x:.2f}"
+             for c, pts in _capacity_ratios(rows, "tanenbaum").items()
+             for t, x in pts if t < 2 * int(c) and x < 0.8]
+    return "; ".join(found) if found else "none"
+
+
+def _grid(rows: Rows) -> str:
+    return ", ".join(str(t) for t, _ in next(iter(_capacity_ratios(rows, "tanenbaum").values())))
+
+
+def _ceiling(rows: Rows) -> float:
+    return _median(rows, "cpu_ceiling", threads="1", frontier="monitor")
+
+
+def _ct_bound(rows: Rows) -> str:
+    return _range([float(r["of_bound"]) for r in rows if r["frontier"] != "unsynchronized"])
+
+
+def _fb_range(names: tuple[str, ...]) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        return _range([_median(rows, "ratio_vs_queue", frontier=n, threads="1") for n in names])
+    return value
+
+
+def _more_or_fewer(rows: Rows) -> str:
+    hp = _one(rows, "measured_page_messages", method="hypergraph")
+    site = _one(rows, "measured_page_messages", method="site-hash")
+    return "more" if hp > site else "fewer" if hp < site else "as many"
+
+
+NUMBERS = [
+    Number("part_intra", "partition", "partition",
+           _cell("intra_site_percent", 1, unit=" %", web="topical", K="4", method="site-hash"),
+           "intra-site links of the topical web"),
+    Number("part_ratio_4", "partition", "table2", _cell("hash/HP", 1, K="4"),
+           "site-hash/hypergraph messages, K = 4"),
+    Number("part_ratio_64", "partition", "table2", _cell("hash/HP", 1, K="64"),
+           "site-hash/hypergraph messages, K = 64"),
+    Number("part_site_4", "partition", "table2", _cell("msgs site-hash", -1, K="4"),
+           "site-hash messages, K = 4"),
+    Number("part_hp_4", "partition", "table2", _cell("msgs HP", -1, K="4"),
+           "hypergraph messages, K = 4"),
+    Number("part_site_64", "partition", "table2", _cell("msgs site-hash", -1, K="64"),
+           "site-hash messages, K = 64"),
+    Number("part_hp_64", "partition", "table2", _cell("msgs HP", -1, K="64"),
+           "hypergraph messages, K = 64"),
+    Number("part_peak_k", "partition", "table2", _peak_k, "K of the largest ratio"),
+    Number("part_page_over_site", "partition", "partition", _page_over_site,
+           "page-hash over site-hash messages"),
+    Number("part_hp_imb", "partition", "table2", _col_range("imb% HP", 1, " %"),
+           "hypergraph imbalance over K"),
+    Number("part_site_imb_4", "partition", "table2", _cell("imb% site-hash", 0, unit=" %", K="4"),
+           "site-hash imbalance, K = 4"),
+    Number("part_site_imb_64", "partition", "table2",
+           _cell("imb% site-hash", 0, unit=" %", K="64"), "site-hash imbalance, K = 64"),
+    Number("paper_part_k64", "partition", "paper-table2", _paper_k64_range,
+           "the paper's site-hash/hypergraph ratio at K = 64, four webs (Table 2)"),
+    Number("paper_part_google_k64", "partition", "paper-table2",
+           _cell("ratio", 1, dataset="google", K="64"), "the paper's ratio, google, K = 64"),
+    Number("paper_part_google_imb_4", "partition", "paper-table2",
+           _cell("hash_imbalance_percent", 1, unit=" %", dataset="google", K="4"),
+           "the paper's site-hash imbalance, google, K = 4"),
+    Number("paper_part_google_imb_64", "partition", "paper-table2",
+           _cell("hash_imbalance_percent", 0, unit=" %", dataset="google", K="64"),
+           "the paper's site-hash imbalance, google, K = 64"),
+    Number("part_control_4", "partition", "partition", _control("4"),
+           "site-hash/hypergraph messages without topics, K = 4"),
+    Number("part_control_64", "partition", "partition", _control("64"),
+           "site-hash/hypergraph messages without topics, K = 64"),
+    Number("part_control_range", "partition", "partition", _control_range,
+           "site-hash/hypergraph messages without topics, over K"),
+    Number("part_bsp_equal", "partition", "bsp-check", _bsp_equal,
+           "page_messages against the prediction"),
+    Number("part_bsp_page", "partition", "bsp-check",
+           _cell("measured_page_messages", -1, method="page-hash"), "page_messages, page-hash"),
+    Number("part_bsp_site", "partition", "bsp-check",
+           _cell("measured_page_messages", -1, method="site-hash"), "page_messages, site-hash"),
+    Number("part_bsp_hp", "partition", "bsp-check",
+           _cell("measured_page_messages", -1, method="hypergraph"), "page_messages, hypergraph"),
+    Number("part_bsp_hp_vs_site", "partition", "bsp-check", _more_or_fewer,
+           "hypergraph against site-hash page_messages"),
+    Number("bspf_remote_range", "bsp-failures", "bsp-failures", _remote_range,
+           "remote over local failures, over P"),
+    Number("rx_pages", "bsp-rx", "bsp-rx", _cell("pages", -1, P="4", messages="all links",
+                                                 tolerance="1000"), "pages of the web"),
+    Number("rx_err_1000", "bsp-rx", "bsp-rx",
+           _pct("mean_error", 2, P="4", messages="all links", tolerance="1000"),
+           "mean error, P = 4, all links, tolerance 1,000"),
+    Number("rx_err_10000", "bsp-rx", "bsp-rx",
+           _pct("mean_error", 2, P="4", messages="all links", tolerance="10000"),
+           "mean error, P = 4, all links, tolerance 10,000"),
+    Number("rx_1000", "bsp-rx", "bsp-rx",
+           _cell("R_x", -1, P="4", messages="all links", tolerance="1000"),
+           "R_x, P = 4, all links, tolerance 1,000"),
+    Number("rx_remote_1000", "bsp-rx", "bsp-rx",
+           _cell("R_x", -1, P="4", messages="remote only", tolerance="1000"),
+           "R_x, P = 4, remote links only, tolerance 1,000"),
+    Number("rx_remote_err_1000", "bsp-rx", "bsp-rx",
+           _pct("mean_error", 1, P="4", messages="remote only", tolerance="1000"),
+           "mean error, P = 4, remote links only, tolerance 1,000"),
+    Number("rx_tol_5", "bsp-rx", "search",
+           _cell("largest_tolerance", -1, P="4", messages="all links", threshold="0.05"),
+           "largest tolerance with the error below 5 %, P = 4, all links"),
+    Number("dyn_sr", "bsp-dynamic", "bsp-dynamic", _dyn("static-random"),
+           "stdev of the normalized workload, static-random"),
+    Number("dyn_ss", "bsp-dynamic", "bsp-dynamic", _dyn("static-size"),
+           "stdev of the normalized workload, static-size"),
+    Number("dyn_dr", "bsp-dynamic", "bsp-dynamic", _dyn("dynamic-random"),
+           "stdev of the normalized workload, dynamic-random"),
+    Number("dyn_ds", "bsp-dynamic", "bsp-dynamic", _dyn("dynamic-size"),
+           "stdev of the normalized workload, dynamic-size"),
+    Number("dyn_model", "bsp-dynamic", "model", _dyn_model, "the ideal-worker model"),
+    Number("dyn_ss_vs_sr", "bsp-dynamic", "bsp-dynamic", _worse("static-size", "static-random"),
+           "static-size against static-random"),
+    Number("dyn_dr_vs_ds", "bsp-dynamic", "bsp-dynamic", _worse("dynamic-random", "dynamic-size"),
+           "dynamic-random against dynamic-size"),
+    Number("ext_machine", "extractors", "extractors", _machine, "the extractors run's machine"),
+    Number("ext_lxml_1", "extractors", "extractors", _rate("crawl", "lxml", "1"), "lxml, 1"),
+    Number("ext_lxml_16", "extractors", "extractors", _rate("crawl", "lxml", "16"), "lxml, 16"),
+    Number("ext_bs4_1", "extractors", "extractors", _rate("crawl", "bs4", "1"), "bs4, 1"),
+    Number("ext_bs4_16", "extractors", "extractors", _rate("crawl", "bs4", "16"), "bs4, 16"),
+    Number("ext_scrapy_1", "extractors", "extractors", _rate("crawl", "scrapy", "1"),
+           "Scrapy's extractor, 1"),
+    Number("ext_scrapy_16", "extractors", "extractors", _rate("crawl", "scrapy", "16"),
+           "Scrapy's extractor, 16"),
+    Number("ext_lxml_sys", "extractors", "extractors", _ext_sys("lxml"), "lxml system CPU"),
+    Number("ext_bs4_sys", "extractors", "extractors", _ext_sys("bs4"), "bs4 system CPU"),
+    Number("ext_scrapy_sys", "extractors", "extractors", _ext_sys("scrapy"),
+           "Scrapy's extractor system CPU"),
+    Number("ext_lxml_bs4_1", "extractors", "extractors", _ext_ratio("lxml", "bs4", "1"),
+           "lxml over bs4, 1 thread"),
+    Number("ext_lxml_bs4_16", "extractors", "extractors", _ext_ratio("lxml", "bs4", "16"),
+           "lxml over bs4, 16 threads"),
+    Number("ext_lxml_scrapy", "extractors", "extractors", _ext_vs_scrapy,
+           "lxml over Scrapy's extractor, 1 and 16 threads"),
+    Number("ext_x_lxml", "extractors", "extractors", _ext_pair("lxml"), "extraction only, lxml"),
+    Number("ext_x_bs4", "extractors", "extractors", _ext_pair("bs4"), "extraction only, bs4"),
+    Number("ext_x_scrapy", "extractors", "extractors", _ext_pair("scrapy"),
+           "extraction only, Scrapy"),
+    Number("ws_machine", "web-server", "web-server", _machine, "the web-server run's machine"),
+    Number("ws_L", "web-server", "web-server", _ws("littles_L"), "sustained concurrency"),
+    Number("ws_conn", "web-server", "web-server", _ws("connections"), "client connections"),
+    Number("ws_rps", "web-server", "web-server", _ws("requests_per_s"), "responses per second"),
+    Number("ws_latency", "web-server", "web-server", _ws("mean_latency_ms", -1, " ms"),
+           "mean response time"),
+    Number("ws_failed", "web-server", "web-server", _ws("failed_clients"), "failed clients"),
+    Number("ws_max", "web-server", "web-server", _cell("requests_per_s", -1, test="max"),
+           "pages/s at zero latency"),
+    Number("ws_over", "web-server", "web-server", _ws_over,
+           "server pages/s over the fastest HttpFetcher run"),
+    Number("ws_fetcher", "web-server", "web-server", _ws_fetcher, "HttpFetcher pages/s, 1 and 16"),
+    Number("cp_machine", "crawl-parsers", "crawl-parsers", _machine, "the run's machine"),
+    Number("cp_lxml_cpu_1", "crawl-parsers", "crawl-parsers", _cp("lxml", "1", "cpu_ms_per_page"),
+           "lxml CPU ms per page, 1 thread, over rounds"),
+    Number("cp_lxml_cpu_16", "crawl-parsers", "crawl-parsers",
+           _cp("lxml", "16", "cpu_ms_per_page"), "lxml CPU ms per page, 16 threads"),
+    Number("cp_lxml_rate_1", "crawl-parsers", "crawl-parsers", _cp("lxml", "1", "pages_per_s", 0),
+           "lxml pages/s, 1 thread, over rounds"),
+    Number("cp_lxml_rate_16", "crawl-parsers", "crawl-parsers",
+           _cp("lxml", "16", "pages_per_s", 0), "lxml pages/s, 16 threads, over rounds"),
+    Number("cp_lxml_med_1", "crawl-parsers", "crawl-parsers",
+           _cp("lxml", "1", "pages_per_s", 0, "median"), "lxml pages/s, 1 thread, median"),
+    Number("cp_lxml_med_16", "crawl-parsers", "crawl-parsers",
+           _cp("lxml", "16", "pages_per_s", 0, "median"), "lxml pages/s, 16 threads, median"),
+    Number("cp_lxml_target", "crawl-parsers", "crawl-parsers", _cp_target,
+           "16 threads no slower than 1 (medians)"),
+    Number("cp_bs4_cpu_1", "crawl-parsers", "crawl-parsers", _cp("bs4", "1", "cpu_ms_per_page", 0),
+           "bs4 CPU ms per page, 1 thread"),
+    Number("cp_bs4_rate_1", "crawl-parsers", "crawl-parsers", _cp("bs4", "1", "pages_per_s"),
+           "bs4 pages/s, 1 thread"),
+    Number("cp_bs4_rate_16", "crawl-parsers", "crawl-parsers", _cp("bs4", "16", "pages_per_s"),
+           "bs4 pages/s, 16 threads"),
+    Number("cp_bs4_parse_1", "crawl-parsers", "crawl-parsers",
+           _cp("bs4", "1", "parse_ms_per_page", 0), "bs4 ms per extraction, 1 thread"),
+    Number("cp_bs4_parse_16", "crawl-parsers", "crawl-parsers",
+           _cp("bs4", "16", "parse_ms_per_page", 0), "bs4 ms per extraction, 16 threads"),
+    Number("cp_bs4_sys_1", "crawl-parsers", "crawl-parsers", _cp("bs4", "1", "cpu_sys_s", 2),
+           "bs4 system CPU s, 1 thread"),
+    Number("cp_bs4_sys_16", "crawl-parsers", "crawl-parsers", _cp("bs4", "16", "cpu_sys_s", 2),
+           "bs4 system CPU s, 16 threads"),
+    Number("cp_scrapy_rate", "crawl-parsers", "crawl-parsers",
+           _cp("scrapy", "16", "pages_per_s", 0), "Scrapy pages/s, 16 in flight, over rounds"),
+    Number("cp_scrapy_cpu", "crawl-parsers", "crawl-parsers",
+           _cp("scrapy", "16", "cpu_ms_per_page", 0, "median"), "Scrapy CPU ms per page"),
+    Number("cp_vs_scrapy", "crawl-parsers", "crawl-parsers-vs-scrapy", _cp_vs_scrapy,
+           "crawlab lxml at 16 threads over Scrapy, same rounds"),
+    Number("cp_rounds", "crawl-parsers", "crawl-parsers-vs-scrapy",
+           _cell("rounds", -1), "rounds of the Scrapy comparison"),
+    Number("cp_vs_scrapy_target", "crawl-parsers", "crawl-parsers-vs-scrapy",
+           lambda rows: "met" if float(rows[0]["ratio_median"]) >= 3 else "missed",
+           "the >= 3x target"),
+    Number("pg_full_onsets", "full/crawl-capacity", "crawl-capacity", _onsets,
+           "tanenbaum below 0.8 of monitor from (full run), capacities 10, 20, 30"),
+    Number("pg_full_last", "full/crawl-capacity", "crawl-capacity", _last_ratio,
+           "tanenbaum/monitor at the most threads (full run)"),
+    Number("pg_full_sem", "full/crawl-capacity", "crawl-capacity", _sem_range,
+           "semaphore/monitor over all points (full run)"),
+    Number("pg_full_sem_extreme", "full/crawl-capacity", "crawl-capacity", _sem_extreme,
+           "semaphore/monitor farthest from 1 (full run)"),
+    Number("pg_full_early", "full/crawl-capacity", "crawl-capacity", _early,
+           "tanenbaum collapses before twice the capacity (full run)"),
+    Number("pg_quick_onsets", "crawl-capacity", "crawl-capacity", _onsets,
+           "tanenbaum below 0.8 of monitor from (quick run)"),
+    Number("pg_quick_grid", "crawl-capacity", "crawl-capacity", _grid,
+           "thread counts of the quick run"),
+    Number("ct_ceiling", "crawl-threads", "crawl-threads", _cell("cpu_ceiling", -1, threads="1",
+                                                                 frontier="monitor"),
+           "CPU ceiling, pages/s"),
+    Number("ct_us_per_page", "crawl-threads", "crawl-threads",
+           lambda rows: f"{1e6 / _ceiling(rows):.0f}",
+           "microseconds of Python per page (1 / ceiling)"),
+    Number("ct_knee", "crawl-threads", "crawl-threads",
+           lambda rows: f"{0.001 * _ceiling(rows):.0f}",
+           "robots where T/L passes the ceiling at L = 1 ms"),
+    Number("ct_of_bound", "crawl-threads", "crawl-threads", _ct_bound,
+           "steady rate over min(T/L, ceiling), correct frontiers"),
+    Number("fb_fast_range", "frontier-bench", "frontier-bench",
+           _fb_range(("monitor", "lockfree", "coarse", "heap", "unsynchronized")),
+           "five frontiers' put+get pairs/s over queue.Queue's, 1 thread, medians"),
+    Number("pqs_proc_2", "pq-slices", "speedup", _cell("speedup", 2, mode="process", T="2"),
+           "speed-up with 2 processes"),
+    Number("pqs_thread_2", "pq-slices", "speedup", _cell("speedup", 2, mode="thread", T="2"),
+           "speed-up with 2 threads"),
+    Number("fb_cbt_1t", "frontier-bench", "frontier-bench", _fb("cbt"),
+           "cbt put+get pairs/s over queue.Queue's, 1 thread"),
+    Number("fb_qh_1t", "frontier-bench", "frontier-bench", _fb("quickheap"),
+           "quickheap put+get pairs/s over queue.Queue's, 1 thread"),
+    Number("pqc_qh_bh_10", "pq-comparisons", "pq-comparisons", _cmp("QH/BH", "10"),
+           "QH/BH comparisons, R = 10"),
+    Number("pqc_qh_bh_1000", "pq-comparisons", "pq-comparisons", _cmp("QH/BH", "1000"),
+           "QH/BH comparisons, R = 1,000"),
+    Number("pqc_qh_bh_10000", "pq-comparisons", "pq-comparisons", _cmp("QH/BH", "10000"),
+           "QH/BH comparisons, R = 10,000"),
+    Number("pqc_bh_10000", "pq-comparisons", "pq-comparisons", _cmp("BH_cmp_per_key", "10000"),
+           "BH comparisons per key, R = 10,000"),
+    Number("pqc_qh_10000", "pq-comparisons", "pq-comparisons", _cmp("QH_cmp_per_key", "10000"),
+           "QH comparisons per key with ordering, R = 10,000"),
+    Number("pqc_qh_find_10000", "pq-comparisons", "pq-comparisons", _cmp_find("QH", "10000"),
+           "QH comparisons per key finding only, R = 10,000"),
+    Number("pqc_qh_order_10000", "pq-comparisons", "pq-comparisons",
+           _cmp("QH_order_cmp_per_key", "10000"), "QH ordering comparisons per key, R = 10,000"),
+    Number("io_lru_saving", "pq-blockio", "pq-blockio", _lru_saving,
+           "QH own cache policy against LRU, RAM 30 %, R = 1,000"),
+    Number("io_qh_cbt_mean", "pq-blockio", "pq-blockio", _qh_cbt_mean, "mean QH/CBT block I/O"),
+    Number("io_qh_cbt_10", "pq-blockio", "pq-blockio", _qh_cbt_list("10%"), "QH/CBT, RAM 10 %"),
+    Number("io_qh_cbt_30", "pq-blockio", "pq-blockio", _qh_cbt_list("30%"), "QH/CBT, RAM 30 %"),
+    Number("io_cbt_levels_30_1000", "pq-blockio", "pq-blockio",
+           _blockio_row("30%", "1000", "CBT_levels", 0), "CBT levels, RAM 30 %, R = 1,000"),
+    Number("io_cbt_cached_30_1000", "pq-blockio", "pq-blockio",
+           _blockio_row("30%", "1000", "CBT_levels_cached", 0),
+           "CBT levels cached whole, RAM 30 %, R = 1,000"),
+    Number("io_cbt_levels_30_2500", "pq-blockio", "pq-blockio",
+           _blockio_row("30%", "2500", "CBT_levels", 0), "CBT levels, RAM 30 %, R = 2,500"),
+    Number("io_cbt_cached_30_2500", "pq-blockio", "pq-blockio",
+           _blockio_row("30%", "2500", "CBT_levels_cached", 0),
+           "CBT levels cached whole, RAM 30 %, R = 2,500"),
+    Number("io_bh_range", "pq-blockio", "pq-blockio", _bh_io, "BH block transfers per key"),
+    Number("io_bh_over", "pq-blockio", "pq-blockio", _bh_over_others,
+           "BH block transfers over the worse of QH and CBT"),
+    Number("time_cbt_range", "pq-time", "by-R", _pq_time("CBT/heapq"),
+           "CBT/heapq time per key, R >= 1,000, quick run (medians)"),
+    Number("time_qh_range", "pq-time", "by-R", _pq_time("QH/heapq"),
+           "QH/heapq time per key, R >= 1,000, quick run (medians)"),
+    Number("time_full_cbt_1e7", "full/pq-time", "by-N",
+           lambda rows: _f(_one(rows, "CBT/heapq", N="10000000")), "CBT/heapq at N = 10^7"),
+    Number("time_full_qh_1e7", "full/pq-time", "by-N",
+           lambda rows: _f(_one(rows, "QH/heapq", N="10000000")), "QH/heapq at N = 10^7"),
+    Number("eff_random_ext_8", "pq-slices", "efficiency", _eff("CBT_extract", "8"),
+           "CBT extract efficiency, random pivots, T = 8"),
+    Number("eff_random_ins_8", "pq-slices", "efficiency", _eff("CBT_insert", "8"),
+           "CBT insert efficiency, random pivots, T = 8"),
+    Number("eff_sample_ext_8", "pq-slices", "efficiency", _eff("CBT_sample_extract", "8"),
+           "CBT extract efficiency, sampled pivots, T = 8"),
+    Number("eff_sample_ins_8", "pq-slices", "efficiency", _eff("CBT_sample_insert", "8"),
+           "CBT insert efficiency, sampled pivots, T = 8"),
+    Number("eff_qh_rounds", "pq-slices", "qh-rounds", _qh_rounds,
+           "QH per-slice extract efficiency as the run grows"),
+    Number("eff_qh_per_step", "pq-slices", "qh-rounds", _qh_per_step,
+           "QH per-superstep extract efficiency, T = 8"),
+    Number("relaxed_two_max_8", "pq-slices", "relaxed",
+           _relaxed("two-choice", "8", "max_rank_error"), "two-choice max rank error, T = 8"),
+    Number("relaxed_two_max_2", "pq-slices", "relaxed",
+           _relaxed("two-choice", "2", "max_rank_error"), "two-choice max rank error, T = 2"),
+    Number("relaxed_even_max_8", "pq-slices", "relaxed",
+           _relaxed("even", "8", "max_rank_error"), "even split max rank error, T = 8"),
+    Number("relaxed_two_eff_8", "pq-slices", "relaxed",
+           _relaxed("two-choice", "8", "extract_eff", 2), "two-choice extract efficiency, T = 8"),
+]
+
+
+def values(results: Path = RESULTS) -> dict[str, str]:
+    """``{name: text}`` of every number, read from ``results``."""
+    return {n.name: n.value(_rows(results, n.lab, n.stem)) for n in NUMBERS}
+
+
+def render(results: Path = RESULTS) -> str:
+    out = [".. This file is generated by docs/book_numbers.py from docs/results/*/*.csv.",
+           "   Do not edit: rerun ``python docs/regenerate_figures.py --render-only``.", ""]
+    for n in NUMBERS:
+        value = n.value(_rows(results, n.lab, n.stem))
+        out += [f".. {n.what}: results/{n.lab}/{n.stem}.csv",
+                f".. |{n.name}| replace:: {value}", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="book_numbers.py", description=__doc__.split("\n")[0])
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    if not args.results.is_dir():
+        parser.error(f"--results: no such directory {str(args.results)!r}")
+    try:
+        text = render(args.results.resolve())
+    except (FileNotFoundError, ValueError, KeyError) as e:
+        print(f"book_numbers.py: {e}", file=sys.stderr)
+        return 2
+    args.out.write_text(text)
+    print(f"wrote {args.out}: {len(NUMBERS)} numbers")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
