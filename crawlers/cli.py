@@ -95,6 +95,15 @@ def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     g.add_argument("--out", metavar="DIR",
                    help="write pages.jsonl, edges.txt and summary.json to DIR as the crawl goes")
+    g = p.add_argument_group("crash safety")
+    g.add_argument("--state", metavar="DIR",
+                   help="keep the crawl's state in a journal in DIR (SQLite, WAL); started again "
+                   "with the same DIR, the crawl resumes after a crash or a stop")
+    g.add_argument("--commit-every", type=positive_int, default=64, metavar="N",
+                   help="group commit: journal N pages per commit (one fsync); a crash re-fetches "
+                   "at most threads + N pages (default: 64)")
+    g.add_argument("--commit-ms", type=positive, default=1000.0, metavar="MS",
+                   help="commit queued pages at least this often (default: 1000 ms)")
 
 
 def _cmd_crawl(args: argparse.Namespace) -> int:
@@ -114,6 +123,11 @@ def _cmd_crawl(args: argparse.Namespace) -> int:
         jitter=args.jitter, seed_urls=args.seed_url, parser=args.parser,
         politeness=args.politeness, threads=args.threads,
     )
+    journal = None
+    if args.state:
+        from crawlers.journal import Journal
+
+        journal = Journal(args.state, commit_every=args.commit_every, commit_ms=args.commit_ms)
     sink = CrawlOutput(args.out) if args.out else None
     report = None
     try:
@@ -123,15 +137,19 @@ def _cmd_crawl(args: argparse.Namespace) -> int:
                 in_scope=target.in_scope, robots_allowed=target.robots_allowed,
                 politeness_wait=target.politeness_wait, sink=sink,
                 ground_truth=target.truth, watchdog=args.watchdog, producers=args.producers,
-                poll=None if args.untimed_waits else POLL,
+                poll=None if args.untimed_waits else POLL, journal=journal,
             )
             progress = None if args.json else _progress_printer()
+            if journal is not None and not journal.fresh and not args.json:
+                print(f"resuming the crawl journaled in {args.state}", file=sys.stderr)
             if not args.json:
                 print(f"crawling {target.description} with {args.threads} robots on "
                       f"'{args.frontier}'", file=sys.stderr)
             report = crawler.run(seconds=args.seconds, max_pages=args.max_pages,
                                  progress=progress)
     finally:
+        if journal is not None:
+            journal.close()
         if sink is not None:
             sink.close(report.as_json() if report is not None else None)
     if args.json:
@@ -177,6 +195,9 @@ def _print_report(r) -> None:
         ("URLs spilled / dropped / lost", f"{r.urls_spilled} / {r.urls_dropped} / {r.urls_lost}"),
         ("visited-set races", str(r.visited_races)),
     ]
+    if r.refetch_bound is not None:
+        rows.append(("resumed / re-fetched (bound)",
+                     f"{r.resumed} / {r.refetched} (<= {r.refetch_bound})"))
     if r.producers:
         rows.append(("producers / hand-off peak", f"{r.producers} / {r.handoff_peak} URLs"))
     stats = {k: v for k, v in r.frontier_stats.items() if v}

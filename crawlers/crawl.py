@@ -95,7 +95,12 @@ class GroundTruth:
 @dataclass
 class CrawlReport:
     """What a crawl did. ``pages_fetched`` N counts every fetch, ``unique_pages`` I the distinct
-    URLs fetched, ``duplicates`` = N - I (repeated work), ``overlap`` = (N - I) / I."""
+    URLs fetched, ``duplicates`` = N - I (repeated work), ``overlap`` = (N - I) / I.
+
+    With a journal, N and I cover the whole crawl: ``resumed`` pages were fetched by earlier
+    sessions (``pages_per_second`` counts this session's only); ``refetched`` pages were
+    fetched again because a crash lost their record, at most ``refetch_bound`` (see
+    :mod:`crawlers.journal`)."""
 
     frontier: str
     threads: int
@@ -121,6 +126,10 @@ class CrawlReport:
     deadlock_after: float | None = None
     producers: int = 0
     handoff_peak: int = 0
+    resumed: int = 0
+    refetched: int = 0
+    refetch_bound: int | None = None
+    journal_commits: int = 0
     frontier_stats: dict[str, int] = field(default_factory=dict)
     timeline: list[tuple[float, str]] = field(default_factory=list, repr=False)
 
@@ -142,7 +151,9 @@ class Crawler:
     the module docstring (0: robots put their own links). ``poll``: how long a thread waits in
     the frontier before it looks again (at the stop flag, the spill store); ``None`` waits until
     woken, as plain Python threads do, which lets a frontier's lost wake-ups show (the
-    frontier's ``close()`` at the end wakes everyone).
+    frontier's ``close()`` at the end wakes everyone). ``journal``: a
+    :class:`~crawlers.journal.Journal` to keep the crawl's state in and resume from;
+    ``run()`` begins its session and closes it.
     """
 
     def __init__(
@@ -162,6 +173,7 @@ class Crawler:
         timeline: bool = False,
         producers: int = 0,
         poll: float | None = POLL,
+        journal: Any = None,
     ) -> None:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
@@ -190,6 +202,9 @@ class Crawler:
         self._spill: deque[tuple[str, float]] = deque()  # overflow of the `spill` policy
         self.producers = producers
         self.poll = poll
+        self.journal = journal
+        self._resumed = 0
+        self._refetch_bound: int | None = None
         # Batches of new links from the robots to the producers (producers > 0 only).
         self._handoff: queue.SimpleQueue[list[tuple[str, float]]] = queue.SimpleQueue()
         self._stop = threading.Event()
@@ -359,6 +374,8 @@ class Crawler:
         else:
             if self.politeness_wait is not None:
                 self.politeness_wait(url)
+            if self.journal is not None:
+                self.journal.started(url)
             result = self.fetcher.fetch(url)
         links = result.links
         if self.in_scope is not None:
@@ -386,6 +403,8 @@ class Crawler:
                     new.append((u, c))
         else:
             new = [(u, 0.0) for u in links if self.visited.claim(u)]
+        if self.journal is not None:  # before the links can be fetched: see crawlers.journal
+            self.journal.record(url, result.status, result.error, new)
         self._enqueue(i, new)
 
     def _robot(self, i: int) -> None:
@@ -469,6 +488,9 @@ class Crawler:
         self._budget = max_pages
         self._t0 = time.monotonic()
         seeds = [(u, self.opic.priority(u) if self.opic else 0.0) for u in self.seeds]
+        restored = None if self.journal is None else self.journal.begin(seeds, self.threads)
+        if restored is not None:
+            seeds = self._restore(restored)
         seeds = [(u, p) for u, p in seeds if self.visited.claim(u)]
         if not seeds:
             self._finish("exhausted")
@@ -517,11 +539,26 @@ class Crawler:
             self.frontier.close()
             for t in [*robots, seeder, watchdog]:
                 t.join(timeout=max(5.0, 3 * self.watchdog))
+            if self.journal is not None:
+                self.journal.close()
         # Pages in flight when the crawl stopped are still counted when they land, so the clock
         # runs until the last of them: pages per second never count a page without its time.
         with self._work_lock:
             elapsed = max(stopped, self._last_page) - self._t0
         return self._report(elapsed)
+
+    def _restore(self, restored: Any) -> list[tuple[str, float]]:
+        """Take up a journal's crawl: its done pages count as fetched, every URL it discovered
+        as claimed; returns its frontier (to put like seeds, priorities kept)."""
+        for url in restored.done:
+            self.visited.claim(url)
+        if self._fetch_once is not None:
+            for url in restored.done:
+                self._fetch_once.claim(url)
+        self._fetched.update(restored.done)
+        self._resumed = len(restored.done)
+        self._refetch_bound = restored.refetch_bound
+        return restored.frontier  # put through the seeds' path, which claims them
 
     def _report(self, elapsed: float | None = None) -> CrawlReport:
         final = elapsed is not None
@@ -532,10 +569,10 @@ class Crawler:
                 frontier=self.frontier.name,
                 threads=self.threads,
                 seconds=round(elapsed, 4),
-                pages_fetched=n,
+                pages_fetched=n + self._resumed,
                 unique_pages=unique,
-                duplicates=n - unique,
-                overlap=overlap(n, unique),
+                duplicates=n + self._resumed - unique,
+                overlap=overlap(n + self._resumed, unique),
                 errors=dict(self._errors),
                 pages_per_second=n / elapsed if elapsed > 0 else 0.0,
                 pages_per_thread=list(self._per_thread),
@@ -549,6 +586,8 @@ class Crawler:
                 deadlock_after=self._deadlock_after,
                 producers=self.producers,
                 handoff_peak=self._handoff_peak,
+                resumed=self._resumed,
+                refetch_bound=self._refetch_bound,
             )
             fetched = list(self._fetched) if final else []
             if final and self.record_timeline:
@@ -557,6 +596,9 @@ class Crawler:
             if self._stopped_by == "stalled":
                 r.urls_lost = max(self._pending, 0)
             r.frontier_stats = self.frontier.stats.as_dict()
+            if self.journal is not None:
+                r.refetched = self.journal.refetched()
+                r.journal_commits = self.journal.commits
             if self.truth is not None:
                 r.web_size = self.truth.size
                 r.coverage = self.truth.coverage(unique)
