@@ -138,6 +138,9 @@ def print_report(r) -> None:
     if r.killed:
         rows.append(("workers lost", ", ".join(
             f"{k['rank']} (exit {k['exitcode']})" for k in r.killed)))
+    if r.refetch_bound is not None:
+        rows.append(("re-fetched after failover", f"{r.refetched} (bound {r.refetch_bound}: "
+                     f"started in the lost superstep; at most R = {r.R} per lost worker)"))
     for k, v in rows:
         t.add_row(k, v)
     console = Console()

@@ -90,6 +90,11 @@ class BspReport:
     pages_per_worker: list[int] = field(default_factory=list)
     stopped_by: str = ""
     killed: list[dict[str, Any]] = field(default_factory=list)
+    # after a failover: pages the dead workers had started in their last, unreported superstep
+    # (the most a survivor can fetch again, itself at most R per dead worker), and the pages
+    # a survivor did fetch again (None without a death, or without the workers' started logs)
+    refetch_bound: int | None = None
+    refetched: int | None = None
     per_superstep: list[SuperstepRecord] = field(default_factory=list)
     fetched_urls: list[str] = field(default_factory=list, repr=False)
 
