@@ -21,6 +21,7 @@ since a tmpfs would make fsync free and the lesson vanish.
 from __future__ import annotations
 
 import datetime
+import os
 import statistics
 import subprocess
 import tempfile
@@ -74,7 +75,7 @@ def crawl(web, threads: int, commit_every: int | None, latency: float, seconds: 
     with tempfile.TemporaryDirectory(dir=where) as state:
         journal = None if commit_every is None else Journal(state, commit_every=commit_every)
         crawler = Crawler(fetcher, make_frontier("monitor"), fetcher.seed_urls(),
-                          threads=threads, journal=journal, watchdog=0.5)
+                          threads=threads, when_full="spill", journal=journal, watchdog=0.5)
         r = crawler.run(seconds=seconds)
     return {"pages_per_second": r.pages_per_second, "pages": r.pages_fetched,
             "commits": r.journal_commits}
@@ -110,7 +111,9 @@ def main(argv=None) -> int:
     where = lab.dir
     fs = _filesystem(where)
     stamp = {"source": "measured", "date": datetime.date.today().isoformat(),
-             "commit": _commit(), "filesystem": fs, "latency": latency, "seconds": seconds}
+             "commit": _commit(), "filesystem": fs, "latency": latency, "seconds": seconds,
+             # the machine may be shared: its 1-minute load when the lab started
+             "load_average": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else ""}
     print(f"# journal on {fs or 'an unknown file system'}; L = {latency * 1000:g} ms; "
           f"{runs} runs per configuration, interleaved")
     every = {"none": None, "per-page": 1, "group": group}
