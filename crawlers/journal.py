@@ -162,6 +162,14 @@ class Journal:
             raise JournalError(f"{where} is not a readable crawl journal ({exc})") from None
 
     def begin(self, seeds: Iterable[tuple[str, float]], threads: int) -> Restored | None:
+        """See :meth:`_begin`; a database error (damage the opening check missed) is a
+        :class:`JournalError`, never a traceback."""
+        try:
+            return self._begin(seeds, threads)
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
+
+    def _begin(self, seeds: Iterable[tuple[str, float]], threads: int) -> Restored | None:
         """Start a session of ``threads`` robots. A fresh journal records ``seeds`` (URL,
         priority) and returns ``None``; an existing one must have been made for the same
         seeds (else :class:`JournalError`) and returns what to resume from. Starts the

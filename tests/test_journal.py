@@ -117,9 +117,14 @@ def _scribble(p):
     p.write_bytes(bytes(data))
 
 
-def _scribble_last_page(p):
+def _scribble_url_table(p):
+    db = sqlite3.connect(p)
+    (root,) = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'url'").fetchone()
+    (size,) = db.execute("PRAGMA page_size").fetchone()
+    db.close()
     data = bytearray(p.read_bytes())
-    data[-4096 + 100: -100] = bytes(4096 - 200)  # the url table's last page: schema intact
+    start = (root - 1) * size  # the url table's root page: the schema stays intact
+    data[start: start + size] = bytes([0xA5]) * size
     p.write_bytes(bytes(data))
 
 
@@ -139,7 +144,8 @@ def _foreign(p):
     db.close()
 
 
-@pytest.mark.parametrize("damage", [_truncate, _scribble, _scribble_last_page, _empty, _text, _foreign])
+@pytest.mark.parametrize(
+    "damage", [_truncate, _scribble, _scribble_url_table, _empty, _text, _foreign])
 def test_a_damaged_journal_is_a_one_line_error_never_a_fresh_start(tmp_path, finished_journal,
                                                                    damage):
     src, seeds = finished_journal
