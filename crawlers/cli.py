@@ -187,7 +187,8 @@ def _print_report(r) -> None:
         ("pages fetched N", str(r.pages_fetched)),
         ("unique pages I", str(r.unique_pages)),
         ("overlap (N-I)/I", f"{r.overlap:.3f}"),
-        ("coverage I/U", pct(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")),
+        ("coverage I/U", pct(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")
+         + ("  (U = URLs discovered)" if r.coverage_basis == "discovered" else "")),
         ("quality vs PageRank", pct(r.quality)),
         ("pages per second", f"{r.pages_per_second:.1f}"),
         ("pages per thread", " ".join(map(str, r.pages_per_thread))),

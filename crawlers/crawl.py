@@ -113,6 +113,7 @@ class CrawlReport:
     pages_per_second: float = 0.0
     pages_per_thread: list[int] = field(default_factory=list)
     coverage: float | None = None
+    coverage_basis: str | None = None  # "web": I / U; "discovered": I / URLs the crawl reached
     quality: float | None = None
     web_size: int | None = None
     links_found: int = 0
@@ -602,5 +603,9 @@ class Crawler:
             if self.truth is not None:
                 r.web_size = self.truth.size
                 r.coverage = self.truth.coverage(unique)
+                r.coverage_basis = "web"
                 r.quality = self.truth.quality(fetched)
+            elif r.urls_discovered:  # an unknown web: against every URL the crawl reached
+                r.coverage = unique / r.urls_discovered
+                r.coverage_basis = "discovered"
         return r

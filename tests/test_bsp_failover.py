@@ -76,6 +76,8 @@ def test_a_killed_worker_costs_at_most_its_unfinished_superstep(seed):
     # nothing lost: every page, as in an uninterrupted crawl
     assert set(counts) == web.urls
     assert report["unique_pages"] == PAGES and report["stopped_by"] == "exhausted"
+    # a real web (no ground truth): coverage against every URL a worker reached
+    assert report["coverage"] == 1.0 and report["coverage_basis"] == "discovered"
     # re-fetched (the server's count) at most the dead worker's unfinished superstep
     assert extra <= report["refetched"] <= report["refetch_bound"] <= R, (
         extra, report["refetched"], report["refetch_bound"])

@@ -90,6 +90,8 @@ def test_uninterrupted_crawl_fetches_each_page_once_and_a_rerun_fetches_nothing(
         twice = web.counts
     assert set(once) == web.urls and set(once.values()) == {1}
     assert first["resumed"] == 0 and first["refetch_bound"] is None
+    # a real web (no ground truth): coverage against every URL the crawl reached
+    assert first["coverage"] == 1.0 and first["coverage_basis"] == "discovered"
     assert twice == once  # the finished crawl is not fetched again
     assert again["resumed"] == PAGES and again["unique_pages"] == PAGES
     assert again["refetched"] == 0 and again["refetch_bound"] == 0
@@ -233,3 +235,12 @@ def test_resume_keeps_priorities_and_discovery_order(tmp_path):
     assert restored.done == ["a", "b"]
     assert restored.frontier == [("c", 0.9), ("d", 0.75)]
     assert restored.refetch_bound == 1 + 100
+
+
+def test_real_site_coverage_is_against_the_urls_the_crawl_reached(tmp_path):
+    with CountingWeb(pages=PAGES, sites=SITES) as web:
+        cmd = crawl_cmd(web, tmp_path / "state") + ["--max-pages", "40"]
+        report = finish(cmd)
+    assert report["coverage_basis"] == "discovered"
+    assert report["unique_pages"] == 40 < report["urls_discovered"]
+    assert report["coverage"] == pytest.approx(40 / report["urls_discovered"])

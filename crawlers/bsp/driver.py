@@ -296,6 +296,10 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
                              for r, code in group.dead]
             collector.report(report, t_end - t_start, stopped_by)
             _count_refetched(report, group, intents.name)
+            if report.coverage is None:  # an unknown web: against every URL reached
+                reached = group.reached() | set(collector.seen)
+                report.coverage = report.unique_pages / len(reached) if reached else None
+                report.coverage_basis = "discovered"
             intents.cleanup()
     finally:
         if own_sink:

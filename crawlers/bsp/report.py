@@ -76,6 +76,7 @@ class BspReport:
     errors: dict[str, int] = field(default_factory=dict)
     pages_per_second: float = 0.0
     coverage: float | None = None
+    coverage_basis: str | None = None  # "web": I / U; "discovered": I / URLs any worker reached
     quality: float | None = None
     web_size: int | None = None
     supersteps: int = 0
@@ -188,5 +189,6 @@ class Collector:
         if self.truth is not None:
             r.web_size = self.truth.size
             r.coverage = self.truth.coverage(unique)
+            r.coverage_basis = "web"
             r.quality = self.truth.quality(self.seen)
         return r

@@ -327,6 +327,16 @@ class ProcessGroup:
         return Failover(dead=dead_now, survivors=tuple(sorted(self.alive)), reseed=reseed,
                         done=finished)
 
+    def reached(self) -> set[str]:
+        """Every URL some worker reached: the seeds, the URLs routed between workers and those
+        the workers reported putting into their own frontiers. O(URLs routed)."""
+        urls = set(self.seeds)
+        for rank in range(self.size):
+            urls.update(u for u, _ in self._local[rank])
+            for message in self._routed[rank]:
+                urls.update(u for u, _ in pickle.loads(message))
+        return urls
+
     def serve(self, on_gather: Callable[[dict[int, Any]], None],
               on_start: Callable[[], None] | None = None) -> None:
         """Answer collectives until every live worker has closed. ``on_gather`` receives each
