@@ -19,7 +19,13 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from crawlers.args import add_web_arguments, non_negative_int, positive, positive_int
+from crawlers.args import (
+    add_web_arguments,
+    non_negative_int,
+    positive,
+    positive_int,
+    web_options,
+)
 
 __all__ = ["OneLineParser", "main"]
 
@@ -72,8 +78,9 @@ def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
                    help="frontier strategy (see `crawlab frontiers`; default: monitor)")
     g.add_argument("--threads", type=positive_int, default=8, metavar="R",
                    help="robot threads (default: 8)")
-    g.add_argument("--capacity", type=positive_int, default=frontier.DEFAULT_CAPACITY,
-                   help="capacity of a bounded frontier (default: 30, the paper's)")
+    g.add_argument("--capacity", type=positive_int,
+                   help=f"capacity of a bounded frontier (default: {frontier.DEFAULT_CAPACITY}, "
+                   "the paper's)")
     g.add_argument("--when-full", choices=POLICIES, default="spill",
                    help="full bounded frontier: block (the paper's; can deadlock), spill to an "
                    "overflow store, or drop (default: spill)")
@@ -99,10 +106,10 @@ def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--state", metavar="DIR",
                    help="keep the crawl's state in a journal in DIR (SQLite, WAL); started again "
                    "with the same DIR, the crawl resumes after a crash or a stop")
-    g.add_argument("--commit-every", type=positive_int, default=64, metavar="N",
+    g.add_argument("--commit-every", type=positive_int, metavar="N",
                    help="group commit: journal N pages per commit (one fsync); a crash re-fetches "
                    "at most threads + N pages (default: 64)")
-    g.add_argument("--commit-ms", type=positive, default=1000.0, metavar="MS",
+    g.add_argument("--commit-ms", type=positive, metavar="MS",
                    help="commit queued pages at least this often (default: 1000 ms)")
 
 
@@ -112,22 +119,26 @@ def _cmd_crawl(args: argparse.Namespace) -> int:
     import frontier
     from crawlers.crawl import POLL, Crawler
     from crawlers.output import CrawlOutput
-    from crawlers.targets import WebOptions, open_target
+    from crawlers.targets import open_target
 
     cls = frontier.info(args.frontier)
-    f = frontier.create(args.frontier, capacity=args.capacity) if cls.bounded else frontier.create(
-        args.frontier)
-    kind = "urls" if args.seed_url else ("sim" if args.sim else "served")
-    opts = WebOptions(
-        kind=kind, pages=args.pages, sites=args.sites, seed=args.seed, latency=args.latency,
-        jitter=args.jitter, seed_urls=args.seed_url, parser=args.parser,
-        politeness=args.politeness, threads=args.threads,
-    )
+    if cls.bounded:
+        capacity = frontier.DEFAULT_CAPACITY if args.capacity is None else args.capacity
+        f = frontier.create(args.frontier, capacity=capacity)
+    elif args.capacity is not None:
+        raise ValueError(f"--capacity: frontier '{args.frontier}' is unbounded and takes no "
+                         "capacity")
+    else:
+        f = frontier.create(args.frontier)
+    opts = web_options(args, threads=args.threads)
     journal = None
     if args.state:
         from crawlers.journal import Journal
 
-        journal = Journal(args.state, commit_every=args.commit_every, commit_ms=args.commit_ms)
+        journal = Journal(args.state, commit_every=args.commit_every or 64,
+                          commit_ms=args.commit_ms or 1000.0)
+    elif args.commit_every is not None or args.commit_ms is not None:
+        raise ValueError("--commit-every and --commit-ms need --state (there is no journal)")
     sink = CrawlOutput(args.out) if args.out else None
     report = None
     try:

@@ -117,6 +117,7 @@ class CrawlReport:
     quality: float | None = None
     web_size: int | None = None
     links_found: int = 0
+    politeness_waited: float = 0.0
     urls_discovered: int = 0
     urls_dropped: int = 0
     urls_spilled: int = 0
@@ -174,6 +175,7 @@ class Crawler:
         timeline: bool = False,
         producers: int = 0,
         poll: float | None = POLL,
+        thread_timeline: Any = None,
         journal: Any = None,
     ) -> None:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
@@ -194,6 +196,8 @@ class Crawler:
         self.truth = ground_truth
         self.watchdog = watchdog
         self.record_timeline = timeline
+        # a crawlers.timeline.Timeline: where each thread's time goes (fetch, lock, waits)
+        self.thread_timeline = thread_timeline
         self.priority = frontier.ordering == "priority"
         self.visited = RacyVisitedSet() if not frontier.correct else VisitedSet()
         self.opic = Opic(self.seeds) if self.priority else None
@@ -220,6 +224,7 @@ class Crawler:
         self._errors: Counter[str] = Counter()
         self._per_thread = [0] * threads
         self._links = self._dropped = self._spilled = 0
+        self._polite_waited = 0.0  # seconds robots slept for politeness (under _work_lock)
         self._handoff_urls = self._handoff_peak = 0
         self._timeline: list[tuple[float, str]] = []
         # Robots are 0 .. threads-1, producers threads .. threads+producers-1; each thread
@@ -373,11 +378,22 @@ class Crawler:
         if self.robots_allowed is not None and not self.robots_allowed(url):
             result = FetchResult(url=url, final_url=url, error=faults.ROBOTS)
         else:
+            tl = self.thread_timeline
             if self.politeness_wait is not None:
-                self.politeness_wait(url)
+                start = time.perf_counter()
+                waited = self.politeness_wait(url)
+                if waited:
+                    if tl is not None:
+                        tl.record("polite", start, time.perf_counter())
+                    with self._work_lock:
+                        self._polite_waited += waited
             if self.journal is not None:
                 self.journal.started(url)
-            result = self.fetcher.fetch(url)
+            if tl is None:
+                result = self.fetcher.fetch(url)
+            else:
+                with tl.span("fetch"):
+                    result = self.fetcher.fetch(url)
         links = result.links
         if self.in_scope is not None:
             links = [u for u in links if self.in_scope(u)]
@@ -409,6 +425,8 @@ class Crawler:
         self._enqueue(i, new)
 
     def _robot(self, i: int) -> None:
+        if self.thread_timeline is not None:
+            self.thread_timeline.mark()  # the robot's row starts now ...
         while not self._stop.is_set():
             url = self._next_url(i)
             if url is None:
@@ -423,9 +441,13 @@ class Crawler:
             finally:
                 self._done()
         self._set_state(i, IDLE)
+        if self.thread_timeline is not None:
+            self.thread_timeline.mark()  # ... and ends now
 
     def _producer(self, i: int) -> None:
         """Take batches of new links from the hand-off and put them (state slot ``i``)."""
+        if self.thread_timeline is not None:
+            self.thread_timeline.mark()
         while not self._stop.is_set():
             try:
                 pairs = self._handoff.get(timeout=POLL)
@@ -436,6 +458,8 @@ class Crawler:
             self._set_state(i, BUSY)
             self._put_all(i, pairs)
             self._set_state(i, IDLE)
+        if self.thread_timeline is not None:
+            self.thread_timeline.mark()
 
     # -- the conductor ------------------------------------------------------------------------
 
@@ -486,6 +510,16 @@ class Crawler:
             raise ValueError(f"seconds must be positive, got {seconds!r}")
         if max_pages is not None and max_pages < 1:
             raise ValueError(f"max pages must be a positive integer, got {max_pages!r}")
+        if self.thread_timeline is None:
+            return self._run(seconds, max_pages, progress)
+        from frontier import probe
+
+        # the frontier reports its lock and condition waits while the threads run
+        with probe.recording(self.thread_timeline.record):
+            return self._run(seconds, max_pages, progress)
+
+    def _run(self, seconds: float | None, max_pages: int | None,
+             progress: Callable[[CrawlReport], None] | None) -> CrawlReport:
         self._budget = max_pages
         self._t0 = time.monotonic()
         seeds = [(u, self.opic.priority(u) if self.opic else 0.0) for u in self.seeds]
@@ -578,6 +612,7 @@ class Crawler:
                 pages_per_second=n / elapsed if elapsed > 0 else 0.0,
                 pages_per_thread=list(self._per_thread),
                 links_found=self._links,
+                politeness_waited=round(self._polite_waited, 4),
                 urls_discovered=len(self.visited),
                 urls_dropped=self._dropped,
                 urls_spilled=self._spilled,

@@ -44,7 +44,7 @@ class WebOptions:
     jitter: float | None = None
     seed_urls: Sequence[str] = ()
     parser: str = "lxml"
-    politeness: float = 0.0
+    politeness: float = 1.0  # seconds between requests to one site (--seed-url); 0: none
     threads: int = 8  # sizes the HTTP connection pool
 
 
@@ -132,7 +132,7 @@ def _real_sites(opts: WebOptions) -> Iterator[Target]:
         raise ValueError("give at least one --seed-url")
     fetcher = HttpFetcher(parser=opts.parser, pool_size=max(8, opts.threads))
     robots = RobotsCache(fetcher)
-    polite = Politeness(opts.politeness if opts.politeness > 0 else 1.0)
+    polite = Politeness(opts.politeness)  # 0: no delay (a local site needs none)
     scope = Scope(seeds)
     try:
         yield Target(
@@ -141,8 +141,9 @@ def _real_sites(opts: WebOptions) -> Iterator[Target]:
             truth=None,
             in_scope=scope.__contains__,
             robots_allowed=robots.allowed,
-            politeness_wait=polite.wait,
-            description=f"{len(scope.sites)} site(s) from seed URLs, robots.txt honoured",
+            politeness_wait=polite.wait if opts.politeness > 0 else None,
+            description=f"{len(scope.sites)} site(s) from seed URLs, robots.txt honoured, "
+            f"politeness {opts.politeness:g} s",
         )
     finally:
         fetcher.close()

@@ -32,6 +32,7 @@ import sys
 import time
 
 import frontier
+from crawlers.args import positive_int
 from crawlers.crawl import Crawler, GroundTruth
 from crawlers.simfetch import SimulatedFetcher
 from frontier.contract import check_capacity
@@ -123,16 +124,14 @@ def crawl_to_the_end(web, name: str, threads: int, switch: float, capacity: int,
 def _flags(parser) -> None:
     parser.add_argument("--capacity", type=int, default=frontier.DEFAULT_CAPACITY,
                         help="frontier capacity (default: the paper's 30)")
-    parser.add_argument("--reps", type=int, default=None,
+    parser.add_argument("--reps", type=positive_int, default=None,
                         help="crawls per point (default: 2, or 1 in --quick)")
 
 
 def main(argv=None) -> int:
     lab = Lab("crawl-races", __doc__, argv, extra=_flags)
     capacity = check_capacity(lab.args.capacity)
-    reps = lab.args.reps or (1 if lab.quick else 2)
-    if reps < 1:
-        raise ValueError(f"reps must be a positive integer, got {reps}")
+    reps = lab.args.reps if lab.args.reps is not None else (1 if lab.quick else 2)
     threads = (1, 4, 16) if lab.quick else (1, 2, 4, 8, 16, 32)
     web = make_web(pages=3000 if lab.quick else 20_000, sites=20, seed=lab.seed)
     print(f"# web: {web.size} pages, {web.n_sites} sites; zero latency; capacity {capacity}; "

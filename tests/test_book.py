@@ -151,6 +151,15 @@ def test_exercise_hints_are_folded(book, profile):
     assert "YOUR CODE HERE" in tree.text_content()  # the starter file, pulled in
 
 
+def test_instructor_edition_builds_without_warnings(tmp_path):
+    """``-t instructor`` adds the answers and solutions; it too builds with ``-W``."""
+    run = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-t", "instructor", "-b", "html",
+         str(DOCS), str(tmp_path / "html")], capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, f"sphinx-build -W -t instructor failed:\n{run.stderr[-3000:]}"
+    assert (tmp_path / "html" / "instructor" / "plunge-and-gil.html").is_file()
+
+
 def test_student_book_has_no_instructor_pages(book):
     assert not (book / "instructor").exists()
     assert "plunge-and-gil" not in (book / "searchindex.js").read_text()

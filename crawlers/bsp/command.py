@@ -22,6 +22,7 @@ from crawlers.args import (
     non_negative_int,
     positive,
     positive_int,
+    web_options,
 )
 
 __all__ = ["add_arguments", "run"]
@@ -66,12 +67,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def config_from_args(args: argparse.Namespace):
     """The :class:`~crawlers.bsp.driver.BspConfig` the parsed flags describe."""
     from crawlers.bsp.driver import BspConfig
-    from crawlers.targets import WebOptions
 
-    kind = "urls" if args.seed_url else ("sim" if args.sim else "served")
-    web = WebOptions(kind=kind, pages=args.pages, sites=args.sites, seed=args.seed,
-                     latency=args.latency, jitter=args.jitter, seed_urls=args.seed_url,
-                     parser=args.parser, politeness=args.politeness, threads=args.robots)
+    web = web_options(args, threads=args.robots)
     return BspConfig(web=web, procs=args.procs, robots=args.robots, R=args.R,
                      frontier=args.frontier, partition=args.partition, backend=args.backend,
                      seconds=args.seconds, max_pages=args.max_pages,

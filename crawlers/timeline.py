@@ -1,0 +1,185 @@
+"""Thread timelines: where each robot's time goes, as coloured bars and as a trace file.
+
+Throughput says *that* a frontier is slow; a timeline says *why*. A :class:`Timeline` keeps, for
+every thread that records into it, the intervals it spent in one of a few states:
+
+* ``fetch``: inside the fetcher (the network, or the simulated latency);
+* ``lock``: blocked acquiring a frontier's lock (it was held by another thread);
+* ``not_empty`` / ``not_full``: asleep (or polling) in the frontier until a URL, or room, comes;
+* ``polite``: sleeping for the politeness delay of a site;
+
+and ``run`` is the rest of the thread's life (link filtering, the visited set, the frontier's own
+work under its lock). The frontier's states come through :mod:`frontier.probe`, a hook that costs
+nothing while no timeline is recording.
+
+Recording is cheap: each thread appends ``(state, start, end)`` to its own list (no lock; the
+lists are gathered when the crawl is over), with :func:`time.perf_counter` stamps. Thread-safety:
+:meth:`Timeline.record` may be called from any thread; :meth:`rows`, :meth:`trace_events`,
+:meth:`write_trace` and :meth:`plot` are for after the recording threads have stopped.
+
+Two outputs: :meth:`write_trace` writes the Trace Event Format (JSON) that Perfetto
+(ui.perfetto.dev) and ``chrome://tracing`` open; :meth:`plot` draws one row per thread with the
+states as coloured bars (matplotlib).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["COLOURS", "STATES", "Timeline"]
+
+STATES = ("run", "fetch", "lock", "not_empty", "not_full", "polite")
+COLOURS = {
+    "run": "#4c9f38",  # green: doing the crawl's own work
+    "fetch": "#7fb3d5",  # light blue: waiting for the web
+    "lock": "#e74c3c",  # red: blocked on a lock another thread holds
+    "not_empty": "#f5b041",  # orange: asleep, no URL to take
+    "not_full": "#8e44ad",  # purple: asleep, no room to put
+    "polite": "#bdc3c7",  # grey: the politeness delay
+}
+
+
+class Timeline:
+    """Per-thread intervals ``(state, start, end)`` in seconds of :func:`time.perf_counter`.
+
+    Invariant (:meth:`_check`): within one thread, recorded intervals have ``start <= end``
+    and a state from :data:`STATES`; a thread's row spans from its first to its last stamp.
+    """
+
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+        self._local = threading.local()
+        self._threads_lock = threading.Lock()  # guards _threads (each buffer is its thread's)
+        self._threads: list[tuple[str, list[tuple[str, float, float]]]] = []
+
+    # -- recording (any thread) ---------------------------------------------------------------
+
+    def _buffer(self) -> list[tuple[str, float, float]]:
+        try:
+            return self._local.buffer
+        except AttributeError:
+            buffer: list[tuple[str, float, float]] = []
+            self._local.buffer = buffer
+            with self._threads_lock:
+                self._threads.append((threading.current_thread().name, buffer))
+            return buffer
+
+    def record(self, state: str, start: float, end: float) -> None:
+        """Record that the calling thread was in ``state`` from ``start`` to ``end``. O(1)."""
+        self._buffer().append((state, start, end))
+
+    def mark(self, state: str = "run") -> None:
+        """A zero-length interval: the calling thread is alive now (starts or ends its row)."""
+        now = time.perf_counter()
+        self._buffer().append((state, now, now))
+
+    @contextlib.contextmanager
+    def span(self, state: str) -> Iterator[None]:
+        """Record the ``with`` block as ``state`` for the calling thread."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self._buffer().append((state, start, time.perf_counter()))
+
+    # -- reading (after the threads stopped) --------------------------------------------------
+
+    def rows(self) -> list[tuple[str, list[tuple[str, float, float]]]]:
+        """``(thread name, intervals sorted by start)`` per thread, times relative to ``t0``."""
+        with self._threads_lock:
+            threads = list(self._threads)
+        out = []
+        for name, buffer in threads:
+            spans = sorted((s, a - self.t0, b - self.t0) for s, a, b in list(buffer))
+            out.append((name, sorted(spans, key=lambda x: x[1])))
+        return out
+
+    def totals(self) -> dict[str, float]:
+        """Seconds spent in each state, summed over threads (``run`` = life minus the rest)."""
+        totals = dict.fromkeys(STATES, 0.0)
+        for _, spans in self.rows():
+            if not spans:
+                continue
+            life = max(b for _, _, b in spans) - min(a for _, a, _ in spans)
+            busy = 0.0
+            for state, a, b in spans:
+                if state != "run":
+                    totals[state] += b - a
+                    busy += b - a
+            totals["run"] += max(0.0, life - busy)
+        return totals
+
+    def trace_events(self) -> dict:
+        """The Trace Event Format: one complete event (``ph: X``) per interval, one ``tid`` per
+        thread, microseconds; thread names as metadata events."""
+        events: list[dict] = []
+        for tid, (name, spans) in enumerate(self.rows(), start=1):
+            events.append({"name": "thread_name", "ph": "M", "pid": 1, "tid": tid,
+                           "args": {"name": name}})
+            if not spans:
+                continue
+            first = min(a for _, a, _ in spans)
+            last = max(b for _, _, b in spans)
+            events.append({"name": "run", "cat": "thread", "ph": "X", "pid": 1, "tid": tid,
+                           "ts": round(first * 1e6, 3), "dur": round((last - first) * 1e6, 3)})
+            for state, a, b in spans:
+                if state == "run" or b <= a:
+                    continue
+                events.append({"name": state, "cat": "state", "ph": "X", "pid": 1, "tid": tid,
+                               "ts": round(a * 1e6, 3), "dur": round((b - a) * 1e6, 3)})
+        return {"traceEvents": events, "displayTimeUnit": "ms"}
+
+    def write_trace(self, path: str | Path) -> Path:
+        """Write :meth:`trace_events` as JSON to ``path``; returns the path."""
+        path = Path(path)
+        path.write_text(json.dumps(self.trace_events()))
+        return path
+
+    def plot(self, path: str | Path, title: str = "", window: tuple[float, float] | None = None
+             ) -> Path:
+        """One row per thread, each state a coloured bar (``run`` underneath the others);
+        ``window=(start, end)`` in seconds shows only that stretch. Writes a PNG."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Patch
+
+        rows = [r for r in self.rows() if r[1]]
+        fig, ax = plt.subplots(figsize=(10, 0.35 * max(len(rows), 4) + 1.4))
+        for y, (_, spans) in enumerate(rows):
+            first = min(a for _, a, _ in spans)
+            last = max(b for _, _, b in spans)
+            ax.broken_barh([(first, last - first)], (y - 0.4, 0.8), color=COLOURS["run"])
+            by_state: dict[str, list[tuple[float, float]]] = {}
+            for state, a, b in spans:
+                if state != "run" and b > a:
+                    by_state.setdefault(state, []).append((a, b - a))
+            for state, bars in by_state.items():
+                ax.broken_barh(bars, (y - 0.4, 0.8), color=COLOURS[state])
+        ax.set_yticks(range(len(rows)), [name for name, _ in rows], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("seconds since the crawl started")
+        if window is not None:
+            ax.set_xlim(*window)
+        ax.set_title(title, fontsize=10)
+        ax.legend(handles=[Patch(color=COLOURS[s], label=s) for s in STATES],
+                  loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.3 / max(len(rows), 4)),
+                  ncol=len(STATES), fontsize=8, frameon=False)
+        fig.tight_layout()
+        path = Path(path)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        return path
+
+    def _check(self) -> None:
+        """Assert the invariant (see the class docstring)."""
+        for _, spans in self.rows():
+            for state, a, b in spans:
+                assert state in STATES, state
+                assert a <= b, (state, a, b)
