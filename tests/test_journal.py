@@ -244,3 +244,11 @@ def test_real_site_coverage_is_against_the_urls_the_crawl_reached(tmp_path):
     assert report["coverage_basis"] == "discovered"
     assert report["unique_pages"] == 40 < report["urls_discovered"]
     assert report["coverage"] == pytest.approx(40 / report["urls_discovered"])
+
+
+def test_commit_flags_without_a_journal_are_refused(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "crawlers", "crawl", "--sim", "--pages", "50",
+                          "--sites", "2", "--commit-every", "8"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "--state" in out.stderr
