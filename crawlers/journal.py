@@ -7,11 +7,13 @@ done. Started again with the same ``DIR``, the crawl resumes: done URLs are not 
 the others go back into the frontier with their priorities.
 
 **What a commit holds.** A fetched page's record (done, status) and the rows of the new links
-it found go into the journal *in the same transaction*, and they are handed to the journal
-*before* the links are put into the frontier. So a link can be fetched only after the record
-that discovered it was queued, the committed journal is always a prefix of the records in the
-order they were queued, and no committed prefix has a done page whose links are missing: a
-crash loses no page, whatever moment it strikes.
+it found go into the journal *in the same transaction*: a page is never marked done without its
+links. So in every committed state each URL the crawl reached is either done, with its links
+discovered, or discovered and not done (back in the frontier on resume), and by induction from
+the seeds a resumed crawl reaches every page an uninterrupted one does: a crash loses no page,
+whatever moment it strikes. (Robots hand the record over before they put the links into the
+frontier, so records are committed in the order the crawl discovered them; this keeps the
+journal easy to reason about, but no page would be lost without it.)
 
 **Group commit.** Records wait in memory and are committed ``commit_every`` at a time (and at
 least every ``commit_ms`` milliseconds, by a flusher thread); each commit is one ``fsync`` of
