@@ -81,6 +81,20 @@ def test_kill_minus_9_then_resume_loses_nothing_and_refetches_within_the_bound(t
     assert report["stopped_by"] == "exhausted"
 
 
+def test_two_kills_then_resume_stay_within_the_summed_bound(tmp_path):
+    threads, commit_every = 4, 16
+    with CountingWeb(pages=PAGES, sites=SITES, seed=7) as web:
+        cmd = crawl_cmd(web, tmp_path / "state", threads=threads, commit_every=commit_every)
+        kill_after(cmd, web, 80)
+        kill_after(cmd, web, web.total + 80)
+        report = finish(cmd)
+        counts = web.counts
+    extra = sum(n - 1 for n in counts.values())
+    assert set(counts) == web.urls and report["unique_pages"] == PAGES
+    assert report["refetch_bound"] == 2 * (threads + commit_every)
+    assert extra <= report["refetched"] <= report["refetch_bound"]
+
+
 def test_uninterrupted_crawl_fetches_each_page_once_and_a_rerun_fetches_nothing(tmp_path):
     with CountingWeb(pages=PAGES, sites=SITES) as web:
         cmd = crawl_cmd(web, tmp_path / "state")
