@@ -76,7 +76,8 @@ class JournalError(ValueError):
 class Restored:
     """What a resumed crawl starts from: ``done`` URLs (fetched in earlier sessions), the
     ``frontier`` (discovered, not done, with priorities, in discovery order), and
-    ``refetch_bound``: the re-fetches the earlier sessions' crashes may cost, threads + commit_every for each session that did not end cleanly."""
+    ``refetch_bound``: the re-fetches the earlier sessions' crashes may cost, threads +
+    commit_every for each session that did not end cleanly."""
 
     done: list[str]
     frontier: list[tuple[str, float]]

@@ -1,4 +1,4 @@
-"""What crash safety costs: crawl throughput against threads with no journal, a commit per page, and group commit.
+"""What crash safety costs: crawl throughput with no journal, a commit per page, group commit.
 
 The threaded crawler with ``--state`` journals every page (done, and the links it found) in
 SQLite in WAL mode, and each commit waits for one ``fsync`` of the log. Three ways:
