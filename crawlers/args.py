@@ -1,7 +1,12 @@
-"""Argument types and option groups shared by the ``crawlab`` subcommands.
+"""The command-line parsing every entry point shares: the one-line-error parser and the
+argument types.
 
-Each type raises :class:`argparse.ArgumentTypeError`, which the one-line parser of
-:mod:`crawlers.cli` turns into ``crawlab CMD: error: ...`` and exit status 2.
+:class:`OneLineParser` is ``crawlab``'s parser (:mod:`crawlers.cli`) and each lab's
+(:mod:`labs.harness`). Each type raises :class:`argparse.ArgumentTypeError`, which the parser
+turns into ``crawlab CMD: error: ...`` and exit status 2.
+
+Imports only the standard library, so that any layer may use it (the lowest of the
+``crawlers`` layers).
 """
 
 from __future__ import annotations
@@ -9,9 +14,23 @@ from __future__ import annotations
 import argparse
 
 __all__ = [
-    "add_web_arguments", "non_negative", "non_negative_int", "positive", "positive_int",
-    "web_options",
+    "EXIT_USAGE",
+    "OneLineParser",
+    "non_negative",
+    "non_negative_int",
+    "positive",
+    "positive_int",
 ]
+
+#: The exit status of bad input.
+EXIT_USAGE = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line (no usage dump) and exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def _integer(text: str) -> int:
@@ -54,62 +73,3 @@ def positive(text: str) -> float:
     if value == 0:
         raise argparse.ArgumentTypeError("must be positive, got 0")
     return value
-
-
-def add_web_arguments(p: argparse.ArgumentParser) -> None:
-    """The web options of ``crawlab crawl`` and ``crawlab bsp`` (see
-    :class:`crawlers.targets.WebOptions`). Their defaults are filled in by
-    :func:`web_options`, which can then tell a value the user gave from a default."""
-    g = p.add_argument_group("the web")
-    g.add_argument("--sim", action="store_true",
-                   help="simulated fetcher over the generated web (no sockets, no parsing)")
-    g.add_argument("--seed-url", action="append", default=[], metavar="URL",
-                   help="crawl these sites instead (repeatable; real sites politely)")
-    g.add_argument("--pages", type=positive_int, help="generated web size")
-    g.add_argument("--sites", type=positive_int, help="generated web sites")
-    g.add_argument("--seed", type=int, help="generated web seed (default: 1)")
-    g.add_argument("--latency", type=non_negative, metavar="S",
-                   help="mean injected latency per page (default: 0.02 s)")
-    g.add_argument("--jitter", type=non_negative, metavar="S",
-                   help="latency jitter half-width (default: latency / 2)")
-    g.add_argument("--parser", choices=("lxml", "bs4"),
-                   help="link extractor for real HTML (default: lxml)")
-    g.add_argument("--politeness", type=non_negative, metavar="S",
-                   help="delay between requests to one site, --seed-url only (default: 1 s; "
-                   "0: no delay)")
-
-
-_GENERATED = ("pages", "sites", "seed", "latency", "jitter")  # flags of the generated web
-
-
-def web_options(args: argparse.Namespace, threads: int):
-    """The :class:`~crawlers.targets.WebOptions` that :func:`add_web_arguments`' flags
-    describe, defaults filled in. A flag given where it has no effect is refused with a
-    :class:`ValueError` (one line), never silently ignored: ``--sim`` with ``--seed-url``,
-    a generated-web flag with ``--seed-url``, ``--politeness`` without it, ``--parser``
-    with ``--sim``."""
-    from crawlers.targets import WebOptions
-
-    given = {name for name in (*_GENERATED, "parser", "politeness")
-             if getattr(args, name) is not None}
-    if args.seed_url:
-        if args.sim:
-            raise ValueError("--sim and --seed-url cannot go together: pick one web")
-        for name in _GENERATED:
-            if name in given:
-                raise ValueError(f"--{name} describes the generated web; it has no effect "
-                                 "with --seed-url")
-        kind = "urls"
-    else:
-        if "politeness" in given:
-            raise ValueError("--politeness applies to --seed-url sites only (the generated "
-                             "web is served on 127.0.0.1 without a delay)")
-        if args.sim and "parser" in given:
-            raise ValueError("--parser has no effect with --sim (the simulated web is not "
-                             "parsed)")
-        kind = "sim" if args.sim else "served"
-    defaults = WebOptions()
-    values = {name: getattr(args, name) for name in given}
-    return WebOptions(kind=kind, seed_urls=args.seed_url, threads=threads,
-                      **{name: values.get(name, getattr(defaults, name))
-                         for name in (*_GENERATED, "parser", "politeness")})

@@ -292,19 +292,16 @@ def register(cls: type) -> type:
     return cls
 
 
-def _load_builtins() -> None:
-    import frontier  # noqa: F401  (importing the package registers the built-in strategies)
-
-
 def names() -> list[str]:
-    """Registered frontier names, in registration order (FIFO strategies, then priority)."""
-    _load_builtins()
+    """Registered frontier names, in registration order (FIFO strategies, then priority).
+
+    The built-in strategies are always registered: importing this module first imports the
+    ``frontier`` package, whose ``__init__`` imports every strategy module."""
     return list(_REGISTRY)
 
 
 def info(name: str) -> type:
     """The frontier class registered under ``name`` (:class:`UnknownFrontier` if none)."""
-    _load_builtins()
     try:
         return _REGISTRY[name]
     except KeyError:

@@ -18,12 +18,11 @@ URL, so a producer that appends after that check always sees the sleeper (no los
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable
 
 from frontier.contract import Closed, Empty, FrontierStats, check_r, register
-from frontier.locked import WaitCondition
 from frontier.storage import LinkedList
+from frontier.waiting import WaitCondition, acquire_counted, deadline_of
 
 __all__ = ["FineFrontier"]
 
@@ -51,20 +50,13 @@ class FineFrontier:
         self._tail_stats = FrontierStats()
         self._head_stats = FrontierStats()
 
-    @staticmethod
-    def _lock(lock: threading.Lock, stats: FrontierStats) -> None:
-        if not lock.acquire(False):
-            lock.acquire()
-            stats.lock_waits += 1
-        stats.lock_acquisitions += 1
-
     def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
         """Append under the tail lock; never blocks for room. :class:`Closed` after close."""
         self.put_many(((url, priority),))
 
     def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
         """Append every pair under one tail-lock acquisition."""
-        self._lock(self._tail_lock, self._tail_stats)
+        acquire_counted(self._tail_lock, self._tail_stats)
         try:
             if self._closed:
                 raise Closed(self.name)
@@ -75,7 +67,7 @@ class FineFrontier:
         finally:
             self._tail_lock.release()
         if self._not_empty.sleepers:  # racy read; see the module docstring for why it suffices
-            self._lock(self._head_lock, self._head_stats)  # head stats: guarded by this lock
+            acquire_counted(self._head_lock, self._head_stats)  # head stats: guarded by this lock
             try:
                 self._not_empty.notify(added)
             finally:
@@ -84,19 +76,17 @@ class FineFrontier:
     def get(self, timeout: float | None = None) -> str | None:
         """Pop under the head lock; blocks while empty and open (:class:`Empty` on timeout);
         ``None`` once closed and drained."""
-        self._lock(self._head_lock, self._head_stats)
+        acquire_counted(self._head_lock, self._head_stats)
         try:
             if self._list.is_empty():
-                deadline = None if timeout is None else time.monotonic() + timeout
+                deadline = deadline_of(timeout)
                 self._not_empty.sleepers += 1  # register first, then re-check: no lost wake-up
                 try:
                     while self._list.is_empty():
                         if self._closed:
                             return None
-                        remaining = None if deadline is None else deadline - time.monotonic()
-                        if remaining is not None and remaining <= 0:
+                        if not self._not_empty.wait_until(deadline):
                             raise Empty
-                        self._not_empty.wait(remaining)
                         self._head_stats.condition_waits += 1
                 finally:
                     self._not_empty.sleepers -= 1
@@ -108,7 +98,7 @@ class FineFrontier:
     def get_many(self, r: int) -> list[str]:
         """Pop up to ``r`` URLs under one head-lock acquisition; never blocks."""
         check_r(r)
-        self._lock(self._head_lock, self._head_stats)
+        acquire_counted(self._head_lock, self._head_stats)
         try:
             urls = self._list.pop_many(r)
             self._head_stats.gets += len(urls)

@@ -13,39 +13,12 @@ thread may have taken the URL it was woken for.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable
 
 from frontier.contract import Closed, Empty, FrontierStats, Full, Storage, check_r
+from frontier.waiting import WaitCondition, acquire_counted, deadline_of
 
-__all__ = ["LockedFrontier", "WaitCondition"]
-
-
-class WaitCondition(threading.Condition):
-    """A condition variable that counts its sleepers, so a signal can be skipped when nobody
-    sleeps (``threading.Condition.notify`` costs a lock probe even then).
-
-    ``sleepers`` is read and written with the condition's lock held.
-    """
-
-    def __init__(self, lock: threading.Lock) -> None:
-        super().__init__(lock)
-        self.sleepers = 0
-
-    def sleep(self, deadline: float | None) -> bool:
-        """Wait once (the lock must be held); ``False`` if ``deadline`` has already passed."""
-        if deadline is None:
-            timeout = None
-        else:
-            timeout = deadline - time.monotonic()
-            if timeout <= 0:
-                return False
-        self.sleepers += 1
-        try:
-            self.wait(timeout)
-        finally:
-            self.sleepers -= 1
-        return True
+__all__ = ["LockedFrontier"]
 
 
 class LockedFrontier:
@@ -78,10 +51,7 @@ class LockedFrontier:
 
     def _lock(self) -> None:
         """Acquire the mutex, counting the acquisition and whether it had to wait."""
-        if not self._mutex.acquire(False):
-            self._mutex.acquire()
-            self._stats.lock_waits += 1
-        self._stats.lock_acquisitions += 1
+        acquire_counted(self._mutex, self._stats)
 
     # -- the signals (called with the lock held) -------------------------------------------
 
@@ -105,7 +75,7 @@ class LockedFrontier:
             if self._closed:
                 raise Closed(self.name)  # type: ignore[attr-defined]
             if self.capacity is not None and self._size >= self.capacity:
-                deadline = None if timeout is None else time.monotonic() + timeout
+                deadline = deadline_of(timeout)
                 while self._size >= self.capacity and not self._closed:
                     if not self._not_full.sleep(deadline):
                         raise Full
@@ -125,7 +95,7 @@ class LockedFrontier:
         self._lock()
         try:
             if not self._size:
-                deadline = None if timeout is None else time.monotonic() + timeout
+                deadline = deadline_of(timeout)
                 while not self._size:
                     if self._closed:
                         return None

@@ -11,10 +11,21 @@ Kung and Robinson's three phases (1981), as the threading paper describes them:
    the next even version. A reader that sees an odd version knows a write is in flight and
    backs off (also an abort).
 
-Optimism pays when conflicts are rare: no thread ever blocks another, a transaction just redoes
-its cheap read phase. Under heavy contention it wastes work on aborts, which the counters show.
-The version lives in a ``cereggii.AtomicInt64``; waiting for room or for a URL, which no
-validation can cure, polls with :class:`~frontier.waiting.Backoff`.
+Optimism pays when conflicts are rare: a transaction that loses the validation just redoes its
+cheap read phase. What it is *not* is non-blocking. Winning the validation takes the version
+odd, which is taking a lock in all but name (a spin lock on the version, as in a seqlock's
+writer): every other thread that reads the odd version backs off (``time.sleep(0)``) and retries
+until the writer publishes the next even version, so a writer descheduled in its write phase
+holds everybody up. And nothing bounds the retries: under contention a transaction can lose the
+validation again and again (each loss is counted in ``optimistic_aborts``; waiting for a writer
+counts there too). Waiting for room or for a URL, which no validation can cure, polls with
+:class:`~frontier.waiting.Backoff` (counted in ``condition_waits``). The version lives in a
+``cereggii.AtomicInt64``.
+
+Test seam: :meth:`OptimisticFrontier._before_validation` is called by every transaction between
+its read phase and its validation; it does nothing. A test overrides it (on the instance) to
+hold one thread there while another commits, which forces the conflicting interleaving that the
+validation exists to catch.
 """
 
 from __future__ import annotations
@@ -40,8 +51,10 @@ __all__ = ["OptimisticFrontier"]
 
 @register
 class OptimisticFrontier(PollingFrontier):
-    """Bounded FIFO ring buffer under optimistic concurrency control. O(1) per attempt;
-    thread-safe; a thread can be made to retry, never to wait for a lock."""
+    """Bounded FIFO ring buffer under optimistic concurrency control. O(1) per attempt, and
+    unboundedly many attempts under contention; thread-safe. A thread never sleeps on a lock,
+    but it polls while another thread's write phase is in flight (the odd version acts as a
+    spin lock), while full (``put``) and while empty (``get``)."""
 
     name = "optimistic"
     description = "bounded ring buffer, optimistic concurrency control: read, validate, write"
@@ -65,6 +78,10 @@ class OptimisticFrontier(PollingFrontier):
             return None
         return v
 
+    def _before_validation(self) -> None:
+        """Called between a transaction's read phase and its validation; does nothing. A test
+        seam (see the module docstring): overriding it lets another transaction commit here."""
+
     def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
         """Validate-and-write; polls while full (:class:`Full` on timeout); :class:`Closed`
         after close."""
@@ -82,6 +99,7 @@ class OptimisticFrontier(PollingFrontier):
                     raise Full
                 mine.condition_waits += 1
                 continue
+            self._before_validation()
             if not self._version.compare_and_set(v, v + 1):  # validation
                 mine.optimistic_aborts += 1
                 continue
@@ -103,7 +121,8 @@ class OptimisticFrontier(PollingFrontier):
                 continue
             if self._buffer.count == 0:
                 return []
-            if not self._version.compare_and_set(v, v + 1):
+            self._before_validation()
+            if not self._version.compare_and_set(v, v + 1):  # validation
                 mine.optimistic_aborts += 1
                 continue
             urls = self._buffer.pop_many(r)

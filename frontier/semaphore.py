@@ -20,7 +20,6 @@ it, about four times as much as here, which would bury the lesson under interpre
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable
 
 from frontier.contract import (
@@ -33,8 +32,8 @@ from frontier.contract import (
     check_r,
     register,
 )
-from frontier.locked import WaitCondition
 from frontier.storage import RingBuffer
+from frontier.waiting import WaitCondition, acquire_counted, deadline_of
 
 __all__ = ["Semaphore", "SemaphoreFrontier"]
 
@@ -106,17 +105,14 @@ class SemaphoreFrontier:
 
     def _enter(self) -> None:
         """P(mutex), counting contention."""
-        if not self._mutex.acquire(False):
-            self._mutex.acquire()
-            self._stats.lock_waits += 1
-        self._stats.lock_acquisitions += 1
+        acquire_counted(self._mutex, self._stats)
 
     def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
         """P(empty_slots), store under the mutex, V(full_slots). :class:`Full` on timeout,
         :class:`Closed` after close."""
         if self._empty_slots.closed:
             raise Closed(self.name)
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = deadline_of(timeout)
         if not self._empty_slots.P(deadline):
             raise Closed(self.name) if self._empty_slots.closed else Full
         self._enter()
@@ -130,7 +126,7 @@ class SemaphoreFrontier:
     def get(self, timeout: float | None = None) -> str | None:
         """P(full_slots), take under the mutex, V(empty_slots). :class:`Empty` on timeout;
         ``None`` once closed and drained."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = deadline_of(timeout)
         if not self._full_slots.P(deadline):
             if self._full_slots.closed:
                 return None

@@ -1,4 +1,15 @@
-"""How strategies that have nothing to sleep on wait: polite exponential backoff.
+"""How every strategy waits: deadlines, counted lock acquisition, conditions, polite backoff.
+
+Written once here and used by every strategy:
+
+* :func:`deadline_of` turns a ``timeout`` into a :func:`time.monotonic` deadline, and
+  :func:`time_left` reads it back (``None``: wait for ever; ``<= 0``: the time is up);
+* :func:`acquire_counted` takes a lock and counts the acquisition and whether it had to wait
+  (``lock_acquisitions``, ``lock_waits``) in the counters that lock guards;
+* :class:`WaitCondition` is a condition variable that counts its sleepers and waits at most
+  until a deadline (``locked``, ``semaphore``, ``fine``);
+* :class:`Backoff` and :class:`PollingFrontier` are for the strategies that have nothing to
+  sleep on (``lockfree``, ``optimistic``, ``unsynchronized``).
 
 A lock-free or optimistic frontier has no condition variable, so a ``get`` on an empty frontier
 (or a ``put`` on a full bounded one) must poll. Polling in a tight loop would hold the GIL and
@@ -9,11 +20,19 @@ latency: a URL that arrives while a taker sleeps waits up to 1 ms to be noticed.
 
 from __future__ import annotations
 
+import threading
 import time
 
-from frontier.contract import Empty, PerThreadStats, check_r
+from frontier.contract import Empty, FrontierStats, PerThreadStats, check_r
 
-__all__ = ["Backoff", "PollingFrontier", "deadline_of"]
+__all__ = [
+    "Backoff",
+    "PollingFrontier",
+    "WaitCondition",
+    "acquire_counted",
+    "deadline_of",
+    "time_left",
+]
 
 _MIN_DELAY = 1e-5
 _MAX_DELAY = 1e-3
@@ -22,6 +41,56 @@ _MAX_DELAY = 1e-3
 def deadline_of(timeout: float | None) -> float | None:
     """The :func:`time.monotonic` instant at which ``timeout`` seconds from now run out."""
     return None if timeout is None else time.monotonic() + timeout
+
+
+def time_left(deadline: float | None) -> float | None:
+    """Seconds until ``deadline`` (``None`` for no deadline); ``<= 0`` once it has passed."""
+    return None if deadline is None else deadline - time.monotonic()
+
+
+def acquire_counted(lock: threading.Lock, stats: FrontierStats) -> None:
+    """Acquire ``lock``, counting in ``stats`` the acquisition (``lock_acquisitions``) and,
+    if the lock was held by another thread, the wait (``lock_waits``).
+
+    ``stats`` must be guarded by ``lock``: it is updated once the lock is held. O(1) plus the
+    wait; a non-blocking try first, so an uncontended acquisition costs one probe.
+    """
+    if not lock.acquire(False):
+        lock.acquire()
+        stats.lock_waits += 1
+    stats.lock_acquisitions += 1
+
+
+class WaitCondition(threading.Condition):
+    """A condition variable that counts its sleepers, so a signal can be skipped when nobody
+    sleeps (``threading.Condition.notify`` costs a lock probe even then), and that waits at
+    most until a :func:`time.monotonic` deadline.
+
+    ``sleepers`` is read and written with the condition's lock held.
+    """
+
+    def __init__(self, lock: threading.Lock) -> None:
+        super().__init__(lock)
+        self.sleepers = 0
+
+    def wait_until(self, deadline: float | None) -> bool:
+        """Wait once (the lock must be held) without registering as a sleeper; ``False``,
+        without waiting, if ``deadline`` has already passed. For a caller that registers in
+        ``sleepers`` itself, around a whole loop (``fine``)."""
+        timeout = time_left(deadline)
+        if timeout is not None and timeout <= 0:
+            return False
+        self.wait(timeout)
+        return True
+
+    def sleep(self, deadline: float | None) -> bool:
+        """Wait once as a counted sleeper (the lock must be held); ``False`` if ``deadline``
+        has already passed."""
+        self.sleepers += 1
+        try:
+            return self.wait_until(deadline)
+        finally:
+            self.sleepers -= 1
 
 
 class Backoff:

@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import frontier
-from crawlers import webgen
-from crawlers.crawl import POLL, Crawler, CrawlReport, GroundTruth
-from crawlers.simfetch import SimulatedFetcher
+from crawlers.crawl.crawler import POLL, Crawler
+from crawlers.crawl.report import CrawlReport, GroundTruth
+from crawlers.web import webgen
+from crawlers.web.simfetch import SimulatedFetcher
 
 __all__ = ["cpu_ceiling", "make_frontier", "make_web", "sim_crawl"]
 

@@ -35,6 +35,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from crawlers.args import OneLineParser
+
 __all__ = ["Lab", "LabError", "gil_enabled", "lab_modules", "machine", "machine_line", "run_lab"]
 
 DEFAULT_RESULTS = Path("results")
@@ -93,8 +95,6 @@ class Lab:
     ) -> None:
         self.name = name
         self.title = (doc or name).strip().splitlines()[0]
-        from crawlers.cli import OneLineParser
-
         parser = OneLineParser(
             prog=f"crawlab lab {name}",
             description=doc,

@@ -11,9 +11,10 @@ time over the sum (the *normalized workload*) and its standard deviation: 6.19 %
 
 Here six worker processes of three capacities (4, 4, 2, 2, 1, 1 robots) crawl a generated
 30-site web through the simulated fetcher (every request waits the latency), each crawling
-whole sites and sending links to other sites to the coordinator (:mod:`crawlers.bsp.dynamic`).
+whole sites and sending links to other sites to the coordinator
+(:mod:`crawlers.bsp.analysis.dynamic`).
 Beside each measured row, the same policy with ideal workers (a site takes size / capacity,
-:func:`~crawlers.bsp.dynamic.simulate`) and the paper's value. Then the four metrics of the
+:func:`~crawlers.bsp.analysis.dynamic.simulate`) and the paper's value. Then the four metrics of the
 paper (overlap, coverage, quality, communication overhead), and a ``dynamic-size`` crawl in
 which the strongest worker is killed with SIGKILL mid-site: its site goes back to the head
 of S and the crawl must still cover every page.
@@ -21,9 +22,9 @@ of S and the crawl must still cover every page.
 
 from __future__ import annotations
 
-from crawlers import webgen
-from crawlers.bsp import dynamic
-from crawlers.urls import site_of
+from crawlers.bsp.analysis import dynamic
+from crawlers.page.urls import site_of
+from crawlers.web import webgen
 from labs.harness import Lab, LabError
 
 ROBOTS = (4, 4, 2, 2, 1, 1)

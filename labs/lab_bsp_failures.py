@@ -18,7 +18,7 @@ windows of 10 supersteps as in the paper.
 from __future__ import annotations
 
 from crawlers.bsp import BspConfig, run_bsp
-from crawlers.targets import WebOptions
+from crawlers.crawl.targets import WebOptions
 from labs.harness import Lab
 
 WINDOW = 10

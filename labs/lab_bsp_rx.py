@@ -2,11 +2,12 @@
 
 Marin, Paredes and Bonacic (2008) replay a previous crawl in PageRank order on P simulated
 processors that buffer the URLs they discover until one processor has more than ``beta``
-messages waiting; then a superstep ends (:mod:`crawlers.bsp.rx`). ``R_x = max(C) / S`` is the
-batch the busiest processor downloads per superstep, and the error of a superstep the share of
-its pages that were still sitting in a message buffer when taken. The paper (P = 4, a 2-million
-page sample of the Chilean web, tolerances 1,000 to 10,000): errors below 5 %, quite below 1 %
-at tolerance 1,000, where R_x is close to the R/P = 12,000/4 = 3,000 used in its experiments.
+messages waiting; then a superstep ends (:mod:`crawlers.bsp.analysis.rx`). ``R_x = max(C) / S``
+is the batch the busiest processor downloads per superstep, and the error of a superstep the
+share of its pages that were still sitting in a message buffer when taken. The paper (P = 4, a
+2-million page sample of the Chilean web, tolerances 1,000 to 10,000): errors below 5 %, quite
+below 1 % at tolerance 1,000, where R_x is close to the R/P = 12,000/4 = 3,000 used in its
+experiments.
 
 Here: a generated web (300,000 pages in quick mode, 2,000,000 otherwise), site-hash
 assignment, P = 2, 4, 8, 16, both readings of what a message is: every discovered link
@@ -16,8 +17,8 @@ Then the binary search for the largest tolerance whose mean error stays below 1 
 
 from __future__ import annotations
 
-from crawlers import webgen
-from crawlers.bsp import rx
+from crawlers.bsp.analysis import rx
+from crawlers.web import webgen
 from labs.harness import Lab
 
 PAPER = {"processors": 4, "pages": 2_000_000, "max_error": 0.05, "error_at_1000": 0.01,

@@ -10,7 +10,7 @@ least 5x Scrapy's pages/s on the same site in the same run (when scrapy is insta
 
 The pages: documentation-like HTML of about 96 KB (the extractors lab's generator: code
 blocks, a sidebar of links, paragraphs with links), one directory per site, every directory
-served on its own 127.0.0.1 port by :class:`crawlers.server.WebServer` (a separate process);
+served on its own 127.0.0.1 port by :class:`crawlers.web.server.WebServer` (a separate process);
 or any tree of ``.html`` files with ``--pages-dir`` (served as one site). Generated sites are
 dealt round-robin to the workers with a partition file (the papers' site distribution: links
 stay inside a worker); a single given site is split by page-hash (links cross workers). Each
@@ -37,10 +37,10 @@ from pathlib import Path
 
 from crawlers.bsp import BspConfig, run_bsp
 from crawlers.bsp.overhead import processes_overhead
-from crawlers.partition import write_partition_file
-from crawlers.server import WebServer
-from crawlers.targets import WebOptions
-from crawlers.urls import site_of
+from crawlers.crawl.targets import WebOptions
+from crawlers.page.urls import site_of
+from crawlers.partition.assignment import write_partition_file
+from crawlers.web.server import WebServer
 from labs.harness import Lab, LabError
 from labs.lab_extractors import make_doc_pages
 

@@ -11,7 +11,7 @@ SQLite in WAL mode, and each commit waits for one ``fsync`` of the log. Three wa
 ``group``
     ``commit_every = N`` (64 by default): one fsync per N pages; a crash may re-fetch N more.
 
-The re-fetch bound (``threads + commit_every``, see :mod:`crawlers.journal`) is a *model*
+The re-fetch bound (``threads + commit_every``, see :mod:`crawlers.crawl.journal`) is a *model*
 column; the throughput is *measured*: every configuration is run ``--runs`` times side by side
 (same web, same latency), and the CSV keeps each run and the median with its spread. The
 journal lives in a temporary directory on the disk of ``--out`` (the file system is recorded),
@@ -27,9 +27,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from crawlers.crawl import Crawler
-from crawlers.journal import Journal
-from crawlers.simfetch import SimulatedFetcher
+from crawlers.crawl.crawler import Crawler
+from crawlers.crawl.journal import Journal
+from crawlers.web.simfetch import SimulatedFetcher
 from labs.crawlbench import make_frontier, make_web
 from labs.harness import Lab
 
@@ -135,7 +135,7 @@ def main(argv=None) -> int:
             "median_pages_per_second": statistics.median(rates),
             "min_pages_per_second": min(rates), "max_pages_per_second": max(rates),
             "median_commits_per_second": statistics.median(g["commits"] for g in got) / seconds,
-            # model, not measured: see crawlers.journal (no journal: everything is lost)
+            # model, not measured: see crawlers.crawl.journal (no journal: everything is lost)
             "refetch_bound": "" if n is None else t + n,
             **stamp,
         })

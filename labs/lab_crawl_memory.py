@@ -6,7 +6,7 @@ in memory. The lab fills each structure with ``n`` realistic URLs (about 70 char
 the real web) and measures with :mod:`tracemalloc` what the filled structure allocated:
 
 ``visited``
-    :class:`~crawlers.visited.VisitedSet` keeps an 8-byte BLAKE2b fingerprint per URL, as a
+    :class:`~crawlers.crawl.visited.VisitedSet` keeps an 8-byte BLAKE2b fingerprint per URL, as a
     Python ``int`` in a ``set``; compared with a ``set`` of the URL strings themselves and
     with the racy variant (which also keeps an owner ``dict``).
 ``frontier``
@@ -31,7 +31,7 @@ import tracemalloc
 from collections.abc import Callable
 
 import frontier
-from crawlers.visited import RacyVisitedSet, VisitedSet
+from crawlers.crawl.visited import RacyVisitedSet, VisitedSet
 from labs.crawlbench import make_frontier
 from labs.harness import Lab
 

@@ -2,7 +2,7 @@
 extractors, CPU time beside pages/s, and Scrapy at concurrency 16 on the same site.
 
 The site is real documentation HTML (Sphinx output: long navigation sidebars, highlighted
-source pages), served from a local directory by :class:`crawlers.server.WebServer` in its own
+source pages), served from a local directory by :class:`crawlers.web.server.WebServer` in its own
 process, as ``crawlab serve --dir`` does. To give the crawl more pages than one book has, the
 same directory is served as ``--mirrors`` sites, one port each; the crawl follows ``.html``
 links within them. The folder is ``--site-dir``, else the course book's own build
@@ -37,12 +37,12 @@ import time
 from pathlib import Path
 
 import frontier
-from crawlers import extract
 from crawlers.args import positive_int
-from crawlers.crawl import Crawler
-from crawlers.fetch import HttpFetcher
-from crawlers.server import WebServer
-from crawlers.urls import Scope
+from crawlers.crawl.crawler import Crawler
+from crawlers.page import extract
+from crawlers.page.fetch import HttpFetcher
+from crawlers.page.urls import Scope
+from crawlers.web.server import WebServer
 from labs.harness import Lab, LabError
 
 THREADS = (1, 2, 4, 8, 16)

@@ -10,7 +10,7 @@ fetches, and hence the curve, exactly repeatable for a seed.
 from __future__ import annotations
 
 import frontier
-from crawlers.crawl import GroundTruth
+from crawlers.crawl.report import GroundTruth
 from labs.crawlbench import make_web, sim_crawl
 from labs.harness import Lab
 
@@ -51,7 +51,7 @@ def main(argv=None) -> int:
 
 
 def _page_of(web):
-    from crawlers.simfetch import SimulatedFetcher
+    from crawlers.web.simfetch import SimulatedFetcher
 
     return SimulatedFetcher(web, latency=0.0).addressing.page_of
 

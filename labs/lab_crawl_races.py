@@ -33,8 +33,9 @@ import time
 
 import frontier
 from crawlers.args import positive_int
-from crawlers.crawl import Crawler, GroundTruth
-from crawlers.simfetch import SimulatedFetcher
+from crawlers.crawl.crawler import Crawler
+from crawlers.crawl.report import GroundTruth
+from crawlers.web.simfetch import SimulatedFetcher
 from frontier.contract import check_capacity
 from frontier.storage import RingBuffer
 from frontier.unsynchronized import UnsynchronizedFrontier

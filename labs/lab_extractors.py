@@ -11,7 +11,7 @@ installed), on the same pages, in the same process, two ways:
     every page;
 ``crawl``
     the pages served locally (``crawlab serve --dir``, a separate process) and fetched by
-    :class:`crawlers.fetch.HttpFetcher` with T threads: the real fetch-and-parse loop of a
+    :class:`crawlers.page.fetch.HttpFetcher` with T threads: the real fetch-and-parse loop of a
     crawler, where the GIL is shared with ``requests``.
 
 Reported: pages/s, CPU user and system seconds of this process (system time is where futex
@@ -32,9 +32,9 @@ import threading
 import time
 from pathlib import Path
 
-from crawlers.extract import EXTRACTORS
-from crawlers.fetch import HttpFetcher
-from crawlers.server import WebServer
+from crawlers.page.extract import EXTRACTORS
+from crawlers.page.fetch import HttpFetcher
+from crawlers.web.server import WebServer
 from labs.harness import Lab
 
 THREADS = (1, 16)

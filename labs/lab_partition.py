@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from crawlers import partitioners
-from crawlers.hypergraph import CrawlGraph, messages, site_hypergraph
-from crawlers.topics import with_topics
-from crawlers.webgen import generate
+from crawlers.partition import partitioners
+from crawlers.partition.hypergraph import CrawlGraph, messages, site_hypergraph
+from crawlers.web.topics import with_topics
+from crawlers.web.webgen import generate
 from labs.harness import Lab
 
 KS = (4, 8, 16, 32, 64)
@@ -84,7 +84,7 @@ def _bsp_check(lab: Lab) -> list[dict]:
     except ImportError:
         print("# (3) skipped: the BSP engine (crawlers.bsp) is not installed")
         return []
-    from crawlers.targets import WebOptions
+    from crawlers.crawl.targets import WebOptions
 
     pages, sites, procs = (1_500, 40, 4) if lab.quick else (6_000, 120, 8)
     graph = CrawlGraph.from_web(generate(pages, sites, seed=lab.seed))

@@ -1,6 +1,6 @@
 """The local web server is never the bottleneck: 1,000+ slow requests at once, and its pages/s.
 
-Two measurements against the lab web served by :class:`crawlers.server.WebServer` (its own
+Two measurements against the lab web served by :class:`crawlers.web.server.WebServer` (its own
 process, one asyncio event loop, one 127.0.0.1 port per site):
 
 ``slow``
@@ -10,7 +10,7 @@ process, one asyncio event loop, one 127.0.0.1 port per site):
     stay near 200 ms.
 ``max``
     zero latency, 64 connections for a few seconds: the most pages/s the server delivers. It is
-    compared with the fetch-and-parse rate of :class:`crawlers.fetch.HttpFetcher` (lxml, 1 and
+    compared with the fetch-and-parse rate of :class:`crawlers.page.fetch.HttpFetcher` (lxml, 1 and
     16 threads), an upper bound of any crawler built on it: the server must be at least twice as
     fast. (On 2 cores the load generator and the fetcher compete with the server for the CPU, so
     these are lower bounds of the server's capacity.)
@@ -24,9 +24,9 @@ import statistics
 import threading
 import time
 
-from crawlers.fetch import HttpFetcher
-from crawlers.server import WebServer
-from crawlers.webgen import generate
+from crawlers.page.fetch import HttpFetcher
+from crawlers.web.server import WebServer
+from crawlers.web.webgen import generate
 from labs.harness import Lab
 
 

@@ -11,6 +11,12 @@ registry before the test modules are imported, so every test parametrized over t
 names (``tests.helpers.ALL``, ``CORRECT``, ``BOUNDED``, ``frontier.names()``) takes it too; the
 tests of the built-in frontiers are then deselected (``--with-builtins`` keeps them).
 
+Which tests apply to the graded class is decided by its *exercise*, never by the class:
+``--frontier-kind=fifo,bounded`` (what ``exercises/grade.py`` passes; by default the kind the
+exercise of that file and class asks for) says its ordering and whether it is bounded, and a
+graded class is always tested as correct and live, whatever its ``correct``, ``bounded``,
+``live`` or ``ordering`` attributes say (``test_class_attributes`` fails if they disagree).
+
 ``--exercises=DIR`` (or ``CRAWLAB_EXERCISES=DIR``) grades the exercises of ``exercises/`` found in
 ``DIR`` with the tests of ``tests/autograder/``; without it those tests are skipped.
 
@@ -39,6 +45,8 @@ from pathlib import Path
 import pytest
 
 import frontier
+from tests import helpers
+from tests.helpers import Kind
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUIRED = ("name", "description", "ordering", "correct", "bounded")
@@ -57,6 +65,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=os.environ.get("CRAWLAB_FRONTIER") or None,
         help="run the frontier tests on this class (a module name or a path to a .py file, "
         "then ':' and the class name); env CRAWLAB_FRONTIER",
+    )
+    group.addoption(
+        "--frontier-kind",
+        metavar="ORDERING,BOUND",
+        default=os.environ.get("CRAWLAB_FRONTIER_KIND") or None,
+        help="what the graded frontier must be, e.g. fifo,bounded or priority,unbounded "
+        "(default: what its exercise asks for); env CRAWLAB_FRONTIER_KIND",
     )
     group.addoption(
         "--with-builtins",
@@ -137,11 +152,32 @@ def register_graded_frontier(spec: str) -> str:
     return name
 
 
+def graded_kind(spec: str, given: str | None) -> Kind:
+    """What the graded frontier of ``spec`` must be: ``given`` (``--frontier-kind``), else what
+    the exercise asking for that file and class says. Never read from the class itself."""
+    from exercises.grade import frontier_kind
+
+    text = given or frontier_kind(spec)
+    if text is None:
+        raise pytest.UsageError(
+            f"--frontier: {spec!r} is no exercise's frontier; say what it must be with "
+            "--frontier-kind=ORDERING,BOUND (e.g. fifo,bounded)")
+    try:
+        return Kind.parse(text)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--frontier-kind: {exc}") from None
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.graded_frontier = None  # type: ignore[attr-defined]
+    config.graded_kind = None  # type: ignore[attr-defined]
     spec = config.getoption("frontier")
     if spec:
-        config.graded_frontier = register_graded_frontier(spec)  # type: ignore[attr-defined]
+        name = register_graded_frontier(spec)
+        what = graded_kind(spec, config.getoption("frontier_kind"))
+        helpers.grade(name, what)
+        config.graded_frontier = name  # type: ignore[attr-defined]
+        config.graded_kind = what  # type: ignore[attr-defined]
     exercises = config.getoption("exercises")
     if exercises and not Path(exercises).is_dir():
         raise pytest.UsageError(f"--exercises: no such directory {exercises!r}")
@@ -151,7 +187,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     lines = []
     if config.graded_frontier:  # type: ignore[attr-defined]
         lines.append(f"autograder: frontier {config.graded_frontier!r} "  # type: ignore[attr-defined]
-                     f"from {config.getoption('frontier')}")
+                     f"from {config.getoption('frontier')}, tested as "
+                     f"{config.graded_kind}")  # type: ignore[attr-defined]
     if config.getoption("exercises"):
         lines.append(f"autograder: exercises in {config.getoption('exercises')}")
     return lines

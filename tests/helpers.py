@@ -1,20 +1,86 @@
-"""Helpers shared by the tests: frontier lists, and threads with bounded waits."""
+"""Helpers shared by the tests: what each frontier must do, threads with bounded waits, and a
+bounded wait for a thread to be asleep."""
 
 from __future__ import annotations
 
+import sys
 import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import frontier
 
-ALL = frontier.names()
+
+@dataclass(frozen=True)
+class Kind:
+    """What a frontier must do, hence which tests apply to it: its ``ordering`` (``"fifo"`` or
+    ``"priority"``), whether it is ``bounded``, ``correct`` (no race) and ``live`` (every
+    wake-up arrives)."""
+
+    ordering: str = "fifo"
+    bounded: bool = True
+    correct: bool = True
+    live: bool = True
+
+    @classmethod
+    def parse(cls, text: str) -> Kind:
+        """``"fifo,bounded"`` / ``"priority,unbounded"``: what an exercise asks for (a graded
+        class must always be correct and live). :class:`ValueError` naming a bad word."""
+        words = [w.strip() for w in text.split(",") if w.strip()]
+        orderings = [w for w in words if w in ("fifo", "priority")]
+        bounds = [w for w in words if w in ("bounded", "unbounded")]
+        bad = [w for w in words if w not in (*orderings, *bounds)]
+        if bad or len(orderings) != 1 or len(bounds) != 1:
+            raise ValueError(f"expected 'fifo' or 'priority', then 'bounded' or 'unbounded' "
+                             f"(e.g. fifo,bounded), got {text!r}")
+        return cls(ordering=orderings[0], bounded=bounds[0] == "bounded")
+
+
+# A frontier being graded: its name and what its exercise says it must do. A graded class's own
+# attributes (``correct``, ``bounded``, ``live``, ``ordering`` ...) never choose its tests.
+GRADED: dict[str, Kind] = {}
+
+
+def kind(name: str) -> Kind:
+    """What frontier ``name`` must do: the exercise's word for a graded class, the class's own
+    attributes for a built-in one (ours, and tested as such)."""
+    if name in GRADED:
+        return GRADED[name]
+    cls = frontier.info(name)
+    return Kind(cls.ordering, bool(cls.bounded), bool(cls.correct), frontier.is_live(cls))
+
+
+ALL: list[str] = []
 # correct and live: safe, and every wake-up arrives (tanenbaum is safe but loses wake-ups)
-CORRECT = [n for n in ALL if frontier.info(n).correct and frontier.is_live(frontier.info(n))]
-BOUNDED = [n for n in ALL if frontier.info(n).bounded]
+CORRECT: list[str] = []
+BOUNDED: list[str] = []
+UNBOUNDED: list[str] = []
+PRIORITY: list[str] = []
+
+
+def _rebuild() -> None:
+    """Fill the lists in place (test modules hold references to them)."""
+    ALL[:] = frontier.names()
+    CORRECT[:] = [n for n in ALL if kind(n).correct and kind(n).live]
+    BOUNDED[:] = [n for n in ALL if kind(n).bounded]
+    UNBOUNDED[:] = [n for n in ALL if not kind(n).bounded]
+    PRIORITY[:] = [n for n in ALL if kind(n).ordering == "priority"]
+
+
+def grade(name: str, what: Kind) -> None:
+    """Test the registered frontier ``name`` as ``what`` says (called by the autograder before
+    the test modules are imported), whatever its class says of itself."""
+    GRADED[name] = what
+    _rebuild()
+
+
+_rebuild()
 
 
 def make(name: str, capacity: int | None = None):
     """A fresh frontier; ``capacity`` is passed only to bounded ones."""
-    if capacity is not None and frontier.info(name).bounded:
+    if capacity is not None and kind(name).bounded:
         return frontier.create(name, capacity=capacity)
     return frontier.create(name)
 
@@ -28,13 +94,69 @@ def start_thread(target, *args) -> threading.Thread:
 
 def join_all(threads, timeout: float) -> None:
     """Join every thread within ``timeout`` seconds in all; fail (never hang) if one is stuck."""
-    import time
-
     deadline = time.monotonic() + timeout
     for t in threads:
         t.join(max(0.0, deadline - time.monotonic()))
     stuck = [t.name for t in threads if t.is_alive()]
     assert not stuck, f"threads still running after {timeout} s (deadlock?): {stuck}"
+
+
+# Where a thread sleeps: a frame of the standard library's threading module in one of these
+# functions (Condition.wait, Event.wait, Semaphore.acquire), or the polite backoff
+# of the polling strategies (frontier.waiting.Backoff.pause, asleep in time.sleep).
+_THREADING = Path(threading.__file__).resolve()
+_SLEEPS_IN = {(_THREADING, "wait"), (_THREADING, "acquire")}
+
+
+def _backoff_file() -> Path:
+    import frontier.waiting
+
+    return Path(frontier.waiting.__file__).resolve()
+
+
+def asleep(thread: threading.Thread, inside: str | None = None) -> bool:
+    """Whether ``thread`` is asleep now: its innermost frame is a wait of :mod:`threading` or
+    the backoff pause of :mod:`frontier.waiting` (a thread blocked in ``Condition.wait`` has
+    already given its lock up and registered as a waiter, so a later notify reaches it; one
+    whose waiter lock was released, notified but not yet running, is awake). With
+    ``inside``, a frame of a function of that name must also be on its stack (e.g. ``"wait"`` of
+    a home-made condition). A spinning thread is never asleep."""
+    frame = sys._current_frames().get(thread.ident)  # type: ignore[arg-type]
+    if frame is None:
+        return False
+    where = (Path(frame.f_code.co_filename).resolve(), frame.f_code.co_name)
+    if where not in _SLEEPS_IN and where != (_backoff_file(), "pause"):
+        return False
+    waiter = frame.f_locals.get("waiter") if where == (_THREADING, "wait") else None
+    if waiter is not None and not waiter.locked():
+        return False  # Condition.wait: notified already, not yet running again
+    if inside is None:
+        return True
+    f = frame
+    while f is not None:
+        if f.f_code.co_name == inside and Path(f.f_code.co_filename).resolve() != _THREADING:
+            return True
+        f = f.f_back
+    return False
+
+
+def wait_until(predicate, timeout: float = 10.0, what: str = "the condition") -> None:
+    """Poll ``predicate()`` until it holds; fail (never hang) after ``timeout`` seconds. A bounded
+    poll on a real condition, not a sleep that hopes: the pause between polls only yields the
+    processor, the verdict depends on the condition alone."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"{what} did not happen within {timeout} s"
+        time.sleep(0.001)
+
+
+def wait_until_asleep(threads, timeout: float = 10.0, inside: str | None = None) -> None:
+    """Return once every thread of ``threads`` is :func:`asleep` at the same time (each one
+    blocked in a wait, not spinning); fail after ``timeout`` seconds."""
+    threads = list(threads)
+    wait_until(lambda: all(asleep(t, inside) for t in threads), timeout,
+               what=f"{len(threads)} thread(s) falling asleep in a wait"
+                    + (f" inside {inside}()" if inside else ""))
 
 
 def raw_get(port: int, target: str, timeout: float = 3.0) -> tuple[int, bytes]:

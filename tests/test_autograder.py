@@ -46,6 +46,29 @@ def test_a_name_taken_by_a_builtin_is_refused(tmp_path):
     assert run.returncode == 4 and "taken by a built-in frontier" in run.stderr
 
 
+def test_a_class_no_exercise_asks_for_must_be_told_what_it_must_be(tmp_path):
+    """The tests that apply come from the exercise; for a class of no exercise, from
+    --frontier-kind, never from the class's own attributes."""
+    mine = tmp_path / "mine.py"
+    mine.write_text(SOLUTION.read_text())
+    run = pytest_run("tests/test_frontier_contract.py", f"--frontier={mine}:BoundedFifo")
+    assert run.returncode == 4 and "--frontier-kind" in run.stderr, run.stderr
+    assert run.stderr.strip().count("\n") == 0
+    bad = pytest_run("tests/test_frontier_contract.py", f"--frontier={mine}:BoundedFifo",
+                     "--frontier-kind=fifo,sorted")
+    assert bad.returncode == 4 and "got 'fifo,sorted'" in bad.stderr, bad.stderr
+
+
+def test_the_kind_given_chooses_the_tests(tmp_path):
+    """Told that the ex1 solution (a FIFO) must be a priority queue, the ordering test fails
+    on it: the tests follow what the exercise asks for, not what the class says."""
+    run = pytest_run("tests/test_frontier_contract.py", "-k", "test_order or class_attributes",
+                     f"--frontier={SOLUTION}:BoundedFifo", "--frontier-kind=priority,bounded")
+    assert run.returncode == 1
+    assert "FAILED tests/test_frontier_contract.py::test_order[ex1-bounded-fifo]" in run.stdout
+    assert "ordering='fifo'" in run.stdout
+
+
 def test_graded_class_replaces_the_builtins_via_the_environment():
     run = pytest_run("tests/test_frontier_contract.py", "-vv",
                      env={"CRAWLAB_FRONTIER": f"{SOLUTION}:BoundedFifo"})
@@ -62,7 +85,7 @@ def test_a_deadlock_fails_with_the_stacks_of_the_stuck_threads(tmp_path):
     broken.write_text(SOLUTION.read_text().replace(
         "            self._not_empty.notify_all()\n", ""))
     run = pytest_run("tests/test_frontier_contract.py", "-k", "close_wakes_a_blocked_get",
-                     f"--frontier={broken}:BoundedFifo")
+                     f"--frontier={broken}:BoundedFifo", "--frontier-kind=fifo,bounded")
     assert run.returncode == 1
     out = run.stdout
     assert "threads still alive" in out
@@ -77,7 +100,8 @@ def test_a_hang_in_the_main_thread_is_stopped_by_the_grading_timeout(tmp_path):
         "    def get(self, timeout: float | None = None) -> str | None:\n",
         "    def get(self, timeout: float | None = None) -> str | None:\n        timeout = None\n"))
     run = pytest_run("tests/test_frontier_contract.py", "-k", "get_timeout_on_empty",
-                     f"--frontier={broken}:BoundedFifo", "--grade-timeout=3")
+                     f"--frontier={broken}:BoundedFifo", "--frontier-kind=fifo,bounded",
+                     "--grade-timeout=3")
     assert run.returncode == 1
     assert "Timeout" in run.stdout + run.stderr
 

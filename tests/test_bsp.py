@@ -17,10 +17,10 @@ import pytest
 import frontier
 from crawlers.bsp import BspConfig, run_bsp
 from crawlers.bsp.engine import Ownership
-from crawlers.crawl import Crawler
-from crawlers.partition import make_assignment
-from crawlers.targets import WebOptions, open_target
-from crawlers.webgen import generate
+from crawlers.crawl.crawler import Crawler
+from crawlers.crawl.targets import WebOptions, open_target
+from crawlers.partition.assignment import make_assignment
+from crawlers.web.webgen import generate
 
 WEB = dict(kind="sim", pages=300, sites=10, seed=3, latency=0.0)
 
@@ -503,7 +503,7 @@ def test_one_ctrl_c_in_process_keeps_every_page_of_the_last_superstep(tmp_path):
         """CrawlOutput that sends one SIGINT to this process after the third superstep."""
 
         def __init__(self) -> None:
-            from crawlers.output import CrawlOutput
+            from crawlers.crawl.output import CrawlOutput
 
             self.inner = CrawlOutput(str(out))
 

@@ -1,5 +1,5 @@
-"""BSP analysis: the R_x prediction (crawlers.bsp.rx) and the dynamic partition
-(crawlers.bsp.dynamic): hand-computed supersteps, the binary search, the coordinator's
+"""BSP analysis: the R_x prediction (crawlers.bsp.analysis.rx) and the dynamic partition
+(crawlers.bsp.analysis.dynamic): hand-computed supersteps, the binary search, the coordinator's
 assignments, and a worker killed mid-crawl."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from crawlers import webgen
-from crawlers.bsp import dynamic, rx
+from crawlers.bsp.analysis import dynamic, rx
+from crawlers.web import webgen
 
 
 def hand_web() -> webgen.Web:

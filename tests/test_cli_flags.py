@@ -9,7 +9,7 @@ import json
 import pytest
 
 from crawlers.cli import main
-from crawlers.server import WebServer
+from crawlers.web.server import WebServer
 
 PAGES = 6  # a chain of pages on one local site: index -> p1 -> ... -> p5
 
@@ -65,17 +65,17 @@ def test_bsp_politeness_zero_crawls_the_site(site, capsys):
 def test_web_options_keep_the_users_politeness():
     """The options the command builds carry 0 through, and the target then has no
     politeness hook at all (nothing to wait for)."""
-    from crawlers.args import web_options
-    from crawlers.cli import _build_parser
-    from crawlers.targets import open_target
+    from crawlers.cli.app import build_parser
+    from crawlers.cli.webflags import web_options
+    from crawlers.crawl.targets import open_target
 
-    args = _build_parser().parse_args(
+    args = build_parser().parse_args(
         ["crawl", "--seed-url", "http://127.0.0.1:9/", "--politeness", "0"])
     opts = web_options(args, threads=1)
     assert opts.politeness == 0.0
     with open_target(opts) as target:
         assert target.politeness_wait is None
-    args = _build_parser().parse_args(["crawl", "--seed-url", "http://127.0.0.1:9/"])
+    args = build_parser().parse_args(["crawl", "--seed-url", "http://127.0.0.1:9/"])
     assert web_options(args, threads=1).politeness == 1.0  # the documented default
 
 

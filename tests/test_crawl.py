@@ -13,10 +13,11 @@ import time
 import pytest
 
 import frontier
-from crawlers import webgen
-from crawlers.crawl import Crawler, GroundTruth
-from crawlers.fetch import FetchResult
-from crawlers.simfetch import SimulatedFetcher
+from crawlers.crawl.crawler import Crawler
+from crawlers.crawl.report import GroundTruth
+from crawlers.page.fetch import FetchResult
+from crawlers.web import webgen
+from crawlers.web.simfetch import SimulatedFetcher
 from frontier.monitor import MonitorFrontier
 from tests.helpers import CORRECT
 

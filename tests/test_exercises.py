@@ -18,9 +18,15 @@ EXERCISES = ["ex1", "ex2", "ex3", "ex4"]
 FILES = sorted(p.name for p in STARTERS.glob("ex[0-9]_*.py"))
 
 
-def grade(directory: Path, exercise: str) -> tuple[int, str]:
+CHEATS = ROOT / "tests" / "autograder" / "cheats"
+
+
+def grade(directory: Path, exercise: str, *pytest_args: str,
+          quiet: bool = True) -> tuple[int, str]:
+    extra = ["--", *pytest_args] if pytest_args else []
     run = subprocess.run(
-        [sys.executable, "exercises/grade.py", "-q", exercise, "--dir", str(directory)],
+        [sys.executable, "exercises/grade.py", *(["-q"] if quiet else []), exercise,
+         "--dir", str(directory), *extra],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
     return run.returncode, run.stdout + run.stderr
@@ -50,3 +56,19 @@ def test_grade_rejects_an_unknown_exercise_in_one_line():
     rc, out = grade(STARTERS, "ex9")
     assert rc == 2
     assert "unknown exercise 'ex9'" in out and "Traceback" not in out
+
+
+@pytest.mark.timeout(300)
+def test_a_class_that_says_it_is_not_correct_is_still_graded_as_the_exercise_asks():
+    """The cheat of ``tests/autograder/cheats``: an ex1 with no lock that busy-polls a deque
+    and sets ``correct = False`` so that the thread tests would leave it out. ex1 asks for a
+    correct bounded FIFO, so it is graded FAIL: for what it says (``test_class_attributes``),
+    and, with that test left out, for what it does (``-x``: the first failure is enough)."""
+    rc, out = grade(CHEATS, "ex1", "-x", quiet=False)
+    assert rc == 1 and re.search(r"^ex1 .* FAIL \(pytest exit 1\)$", out, re.M), out[-3000:]
+    assert "FAILED tests/test_frontier_contract.py::test_class_attributes[ex1-bounded-fifo]" in out
+    assert "correct=False" in out
+    rc, out = grade(CHEATS, "ex1", "-x", "-k", "not test_class_attributes", quiet=False)
+    assert rc == 1 and re.search(r"^ex1 .* FAIL \(pytest exit 1\)$", out, re.M), out[-3000:]
+    failed = re.findall(r"^FAILED (\S+)", out, re.M)
+    assert failed and all("[ex1-bounded-fifo]" in f for f in failed), failed

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawlers import extract, render
-from crawlers.extract import (
+from crawlers.page import extract
+from crawlers.page.extract import (
     EXTRACTORS,
     MalformedPage,
     extract_bs4,
@@ -15,8 +15,9 @@ from crawlers.extract import (
     get_extractor,
     page_info,
 )
-from crawlers.urls import normalize
-from crawlers.webgen import generate
+from crawlers.page.urls import normalize
+from crawlers.web import render
+from crawlers.web.webgen import generate
 
 URL = "http://site.test/docs/guide/page.html"
 
@@ -131,7 +132,7 @@ def test_resolving_with_the_directory_cache_equals_plain_normalization(hrefs, pa
 
 
 def test_every_thread_parses_with_its_own_parser():
-    """lxml releases the GIL only for a parser no other thread uses (see crawlers.extract)."""
+    """lxml releases the GIL only for a parser no other thread uses (see crawlers.page.extract)."""
     import threading
 
     seen = []

@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-from crawlers import faults
-from crawlers.clock import ManualClock, NullClock
-from crawlers.faults import Fault, FaultPlan, fault_path
-from crawlers.fetch import FetchResult, HttpFetcher
-from crawlers.server import WebServer
-from crawlers.simfetch import SimulatedFetcher
-from crawlers.webgen import generate
+from crawlers.page import faults
+from crawlers.page.clock import ManualClock, NullClock
+from crawlers.page.faults import Fault, FaultPlan, fault_path
+from crawlers.page.fetch import FetchResult, HttpFetcher
+from crawlers.web.server import WebServer
+from crawlers.web.simfetch import SimulatedFetcher
+from crawlers.web.webgen import generate
 
 READ_TIMEOUT = 0.5
 

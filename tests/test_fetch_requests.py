@@ -14,8 +14,8 @@ import threading
 
 import pytest
 
-from crawlers import faults
-from crawlers.fetch import HttpFetcher
+from crawlers.page import faults
+from crawlers.page.fetch import HttpFetcher
 
 PAGE = b"<html><body>" + b"<a href='a.html'>a</a>" * 50 + b"</body></html>"
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import frontier
-from tests.helpers import ALL
+from tests.helpers import ALL, kind
 
 CAPACITY = 6
 priorities = st.sampled_from([0.0, 1.0, 1.0, 2.5, -3.0, 10.0])
@@ -58,9 +58,9 @@ class Reference:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(program=ops)
 def test_behaves_like_the_reference(name, program):
-    cls = frontier.info(name)
-    f = frontier.create(name, capacity=CAPACITY) if cls.bounded else frontier.create(name)
-    ref = Reference(cls.ordering, CAPACITY if cls.bounded else None)
+    must = kind(name)  # the exercise's word for a graded class, never the class's own
+    f = frontier.create(name, capacity=CAPACITY) if must.bounded else frontier.create(name)
+    ref = Reference(must.ordering, CAPACITY if must.bounded else None)
     serial = 0
     for op, arg in program:
         if op == "put":

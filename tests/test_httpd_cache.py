@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from crawlers.httpd import DirectorySite
-from crawlers.server import WebServer
+from crawlers.web.httpd import DirectorySite
+from crawlers.web.server import WebServer
 from tests.helpers import raw_get
 
 

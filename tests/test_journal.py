@@ -19,7 +19,7 @@ import threading
 
 import pytest
 
-from crawlers.journal import DB, Journal, JournalError
+from crawlers.crawl.journal import DB, Journal, JournalError
 from tests.countserver import CountingWeb
 from tests.helpers import join_all
 

@@ -46,9 +46,18 @@ def test_a_measured_csv_puts_our_numbers_beside_the_papers(papers_table, tmp_pat
 
 
 def test_the_committed_table_uses_the_committed_csvs(papers_table):
+    """Our column of the pq row shows the numbers of the committed efficiency CSV, each one."""
+    import csv
+
     text = papers_table.render(RESULTS)
-    if (RESULTS / "pq-slices" / "efficiency.csv").is_file():
-        assert "CBT extract/insert efficiency, sampled pivots (random pivots): T=1" in text
+    with open(RESULTS / "pq-slices" / "efficiency.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows
+    row = text[text.index("pq, Table 1"):].split("* - ")[0]
+    for r in rows:
+        ours = (f"T={r['T']}: {papers_table.fmt(float(r['CBT_sample_extract']))}/"
+                f"{papers_table.fmt(float(r['CBT_sample_insert']))}")
+        assert ours in row, (ours, row)
 
 
 def test_script_writes_where_told_and_rejects_a_missing_folder(tmp_path):

@@ -19,13 +19,20 @@ def test_slices_lose_nothing_and_hand_out_best_first(kind, policy):
     rng = np.random.default_rng(0)
     s = Slices(lambda i: make_storage(kind, seed=i) if kind != "heap" else make_storage(kind),
                4, policy=policy)
-    s.push_many(_pairs(rng, 2000, "a"))
+    pairs = _pairs(rng, 2000, "a")
+    priority = dict(pairs)
+    s.push_many(pairs)
     seen = []
     for k in range(10):
+        best = max(priority[u] for u in priority if u not in seen)
         keys, urls = s.pop_top(100)
-        assert len(urls) == 100 and (np.diff(keys.real) >= 0).all()
+        assert len(urls) == 100 and (np.diff(keys.real) >= 0).all()  # sorted, best first
+        assert [-k for k in keys.real] == [priority[u] for u in urls]  # each URL's own key
+        assert -keys.real[0] == best  # the best URL held is handed out first
         seen += urls
-        s.push_many(_pairs(rng, 100, f"b{k}-"))
+        more = _pairs(rng, 100, f"b{k}-")
+        priority.update(more)
+        s.push_many(more)
     seen += s.pop_many(10**6)
     assert len(seen) == len(set(seen)) == 3000 and len(s) == 0
     s._check()

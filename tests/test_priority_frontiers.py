@@ -21,6 +21,7 @@ import frontier
 from frontier.cbt import ChunkedCBT
 from frontier.heap import BinaryHeap
 from frontier.quickheap import Quickheap
+from tests.helpers import join_all, start_thread
 
 PRIORITY_NAMES = ["heap", "cbt", "quickheap"]
 FIXTURE_OK = [HealthCheck.function_scoped_fixture]
@@ -236,11 +237,21 @@ def test_start_counting_after_a_fast_build_counts_like_a_twin():
         ChunkedCBT().start_counting()  # the buffer is on
 
 
-def test_partition_counts_n_minus_one():
+def test_partition_counts_n_minus_one(monkeypatch):
     q = Quickheap(count_comparisons=True)
     q.push_many([(str(i), float(i)) for i in range(100)])
-    q.pop()  # one IQS run on 100 keys: every partition pass of n keys costs n - 1
-    assert q.comparisons >= 99 and q.partitions >= 1
+    sizes: list[int] = []
+    partition = q._partition
+
+    def spy(first: int, last: int):
+        sizes.append(last - first + 1)
+        return partition(first, last)
+
+    monkeypatch.setattr(q, "_partition", spy)
+    before = q.comparisons
+    assert q.pop() == "99"  # one IQS run on 100 keys: every partition pass of n keys costs n - 1
+    assert sizes and sizes[0] == 100 and q.partitions == len(sizes)
+    assert q.comparisons - before == sum(n - 1 for n in sizes)
 
 
 # -- frontier level ----------------------------------------------------------------------------
@@ -294,14 +305,9 @@ def test_many_threads_lose_nothing(name):
             with lock:
                 got.append(u)
 
-    producers = [threading.Thread(target=producer, args=(k,)) for k in range(3)]
-    consumers = [threading.Thread(target=consumer) for _ in range(3)]
-    for t in producers + consumers:
-        t.start()
-    for t in producers:
-        t.join(20)
+    consumers = [start_thread(consumer) for _ in range(3)]
+    join_all([start_thread(producer, k) for k in range(3)], timeout=20)
     f.close()
-    for t in consumers:
-        t.join(20)
+    join_all(consumers, timeout=20)
     assert len(got) == len(set(got)) == 3 * (200 + 100 * 3)
     f._check()

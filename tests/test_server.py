@@ -13,9 +13,10 @@ import time
 import pytest
 import requests
 
-from crawlers.fetch import HttpFetcher
-from crawlers.server import ServerError, WebServer, add_serve_arguments, run_serve
-from crawlers.webgen import generate
+from crawlers.cli import serve
+from crawlers.page.fetch import HttpFetcher
+from crawlers.web.server import ServerError, WebServer
+from crawlers.web.webgen import generate
 from tests.helpers import raw_get
 
 
@@ -158,7 +159,7 @@ def test_stop_is_bounded_with_held_requests():
 
 def _args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="crawlab serve")
-    add_serve_arguments(parser)
+    serve.add_arguments(parser)
     return parser.parse_args(list(argv))
 
 
@@ -175,7 +176,7 @@ def _args(*argv: str) -> argparse.Namespace:
     (["--no-web"], "--no-web"),
 ])
 def test_run_serve_bad_input(capsys, argv, message):
-    assert run_serve(_args(*argv)) == 2
+    assert serve.run(_args(*argv)) == 2
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1, captured.err
@@ -188,7 +189,7 @@ def test_run_serve_port_in_use(capsys):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        assert run_serve(_args("--pages", "10", "--sites", "1", "--port-base", str(port))) == 2
+        assert serve.run(_args("--pages", "10", "--sites", "1", "--port-base", str(port))) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "port in use" in lines[0]
 

@@ -7,7 +7,7 @@ import json
 import threading
 
 import frontier
-from crawlers.timeline import STATES, Timeline
+from crawlers.crawl.timeline import STATES, Timeline
 from tests.helpers import join_all, start_thread
 
 
@@ -62,9 +62,9 @@ def test_totals_count_run_as_the_rest_of_a_threads_life():
 
 
 def test_a_crawl_records_every_robots_fetches(tmp_path):
-    from crawlers.crawl import Crawler
-    from crawlers.simfetch import SimulatedFetcher
-    from crawlers.webgen import generate
+    from crawlers.crawl.crawler import Crawler
+    from crawlers.web.simfetch import SimulatedFetcher
+    from crawlers.web.webgen import generate
 
     web = generate(n_pages=200, n_sites=4, seed=3)
     fetcher = SimulatedFetcher(web, latency=0.001, jitter=0.0, seed=3)

@@ -6,10 +6,11 @@ import threading
 
 import pytest
 
-from crawlers.clock import ManualClock
-from crawlers.simfetch import SimulatedFetcher
-from crawlers.urls import Politeness, RobotsCache, Scope, normalize, site_of
-from crawlers.webgen import generate
+from crawlers.page.clock import ManualClock
+from crawlers.page.robots import Politeness, RobotsCache
+from crawlers.page.urls import Scope, normalize, site_of
+from crawlers.web.simfetch import SimulatedFetcher
+from crawlers.web.webgen import generate
 
 BASE = "http://example.com/dir/page.html"
 

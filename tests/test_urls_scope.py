@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from crawlers.urls import Scope, site_of
+from crawlers.page.urls import Scope, site_of
 
 SEEDS = ["http://a.test/", "http://127.0.0.1:8001/p0.html", "https://[::1]:8443/x"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from crawlers.webgen import Web, generate
+from crawlers.web.webgen import Web, generate
 
 
 def _same(a: Web, b: Web) -> bool:

@@ -10,12 +10,17 @@ the superstep. Modules:
 ``engine``     the worker (:class:`~crawlers.bsp.engine.Worker`), ownership, OPIC ledger
 ``report``     per-superstep records, the collector at the root, :class:`BspReport`
 ``driver``     :func:`run_bsp`: set up, start the workers on a backend, collect
-``command``    ``crawlab bsp``
+``overhead``   the cost of one exchange on each backend (``python -m crawlers.bsp.overhead``)
+``analysis``   models beside the engine: R_x (``rx``) and a dynamic coordinator (``dynamic``)
+
+The command ``crawlab bsp`` is :mod:`crawlers.cli.bsp`. May import ``frontier``,
+:mod:`crawlers.page`, :mod:`crawlers.web`, :mod:`crawlers.crawl` and
+:mod:`crawlers.partition`; nothing below imports it.
 
 From Python (a lab, a notebook)::
 
     from crawlers.bsp import BspConfig, run_bsp
-    from crawlers.targets import WebOptions
+    from crawlers.crawl.targets import WebOptions
 
     report = run_bsp(BspConfig(
         web=WebOptions(kind="sim", pages=2000, sites=20, seed=1, latency=0.0),

@@ -33,9 +33,9 @@ from crawlers.bsp.transport import (
     ProcessTransport,
     check_mpi_launch,
 )
-from crawlers.partition import Assignment, make_assignment
-from crawlers.targets import WebOptions, open_target
-from crawlers.urls import origin_of, site_of
+from crawlers.crawl.targets import WebOptions, open_target
+from crawlers.page.urls import origin_of, site_of
+from crawlers.partition.assignment import Assignment, make_assignment
 
 __all__ = ["BACKENDS", "BspConfig", "Setup", "check_launch", "run_bsp", "validate"]
 
@@ -135,7 +135,7 @@ def known_sites(web: WebOptions) -> list[str] | None:
     the seed URLs' sites for real ones."""
     if web.kind == "urls":
         return [site_of(u) for u in web.seed_urls]
-    from crawlers.webgen import logical_origin
+    from crawlers.web.webgen import logical_origin
 
     return [site_of(logical_origin(s)) for s in range(web.sites)]
 
@@ -165,8 +165,8 @@ def _worker_side(setup: Setup, target: Any = None) -> Iterator[_Side]:
     """The worker's own fetcher (and scope, and served-to-logical origin aliases)."""
     web = setup.web
     if web.kind == "served":
-        from crawlers.fetch import HttpFetcher
-        from crawlers.webgen import logical_origin
+        from crawlers.page.fetch import HttpFetcher
+        from crawlers.web.webgen import logical_origin
 
         origins = setup.served_origins or []
         aliases = {o: logical_origin(s) for s, o in enumerate(origins)}
@@ -249,7 +249,7 @@ def run_bsp(config: BspConfig, sink: Any = None) -> BspReport | None:
 def _open_sink(config: BspConfig, sink: Any) -> tuple[Any, bool]:
     if sink is not None or config.out is None:
         return sink, False
-    from crawlers.output import CrawlOutput
+    from crawlers.crawl.output import CrawlOutput
 
     return CrawlOutput(config.out), True
 

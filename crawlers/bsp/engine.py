@@ -7,7 +7,7 @@ and Bonacic, 2008):
 1. *extract-top(R)*: ``get_many`` up to ``R`` URLs (fewer near a page budget); a URL already
    fetched (a stale copy, put again when its OPIC cash doubled) is skipped;
 2. the ``r`` robots fetch them concurrently (a thread pool over the target's
-   :class:`~crawlers.fetch.Fetcher`: no HTTP or parsing here); results are then processed
+   :class:`~crawlers.page.fetch.Fetcher`: no HTTP or parsing here); results are then processed
    **in extraction order** by the worker's main thread, so a superstep is deterministic;
 3. each page's OPIC cash is split among its links: links the worker owns go into its
    frontier with ``put_many``; the others are packed into one message per destination
@@ -41,13 +41,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import frontier as frontier_pkg
-from crawlers import faults
 from crawlers.bsp.transport import Failover, Transport
-from crawlers.fetch import FetchResult
-from crawlers.opic import Opic
-from crawlers.partition import Assignment, md5_bucket
-from crawlers.urls import origin_of, site_of
-from crawlers.visited import VisitedSet
+from crawlers.crawl.opic import Opic
+from crawlers.crawl.visited import VisitedSet
+from crawlers.page import faults
+from crawlers.page.fetch import FetchResult
+from crawlers.page.urls import origin_of, site_of
+from crawlers.partition.assignment import Assignment, md5_bucket
 
 __all__ = ["Ownership", "OpicLedger", "Worker", "WorkerStep", "LARGE_CAPACITY"]
 

@@ -18,11 +18,11 @@ MPI (every rank runs it; rank 0 prints one JSON line)::
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from typing import Any
 
+from crawlers.args import OneLineParser, non_negative_int, positive_int
 from crawlers.bsp.transport import ProcessGroup, ProcessTransport, Transport
 
 __all__ = ["mpi_overhead", "processes_overhead", "supersteps"]
@@ -73,9 +73,10 @@ def mpi_overhead(rounds: int = 200, urls: int = 0) -> float | None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description="time empty supersteps under MPI")
-    p.add_argument("--rounds", type=int, default=200)
-    p.add_argument("--urls", type=int, default=0)
+    p = OneLineParser(prog="python -m crawlers.bsp.overhead",
+                      description="time empty supersteps under MPI")
+    p.add_argument("--rounds", type=positive_int, default=200)
+    p.add_argument("--urls", type=non_negative_int, default=0)
     a = p.parse_args()
     seconds = mpi_overhead(a.rounds, a.urls)
     if seconds is not None:

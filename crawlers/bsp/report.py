@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from crawlers.bsp.engine import WorkerStep
-from crawlers.crawl import overlap
+from crawlers.crawl.report import overlap
 
 __all__ = ["BspReport", "Collector", "SuperstepRecord", "imbalance"]
 
@@ -113,7 +113,7 @@ _SUMMED = ("pages", "messages", "urls_sent", "page_messages", "failures", "local
 class Collector:
     """Accumulates the workers' reports at the root; see the module docstring.
 
-    ``sink`` (a :class:`~crawlers.output.CrawlOutput`) gets every page and its links as they
+    ``sink`` (a :class:`~crawlers.crawl.output.CrawlOutput`) gets every page and its links as they
     are reported (the workers must send results: ``keep_results``). ``truth`` enables
     coverage and quality.
     """

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from tests.conftest import load_exercise
-from tests.helpers import join_all, start_thread
+from tests.helpers import asleep, join_all, start_thread, wait_until, wait_until_asleep
 
 
 @pytest.fixture
@@ -24,27 +24,32 @@ def mod(exercises_dir):
 
 
 def _sleepers(mod, n):
-    """A monitor, a condition, and ``n`` threads waiting on it; returns what they need."""
+    """A monitor, a condition, and ``n`` threads asleep in its ``wait``; what they need."""
     m = mod.Monitor()
     cond = mod.SemCondition(m)
     woken: list[int] = []
-    waiting = [0]
 
     def sleeper(i):
         with m:
-            waiting[0] += 1
             if cond.wait(timeout=10):
                 woken.append(i)
 
     threads = [start_thread(sleeper, i) for i in range(n)]
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        with m:
-            if waiting[0] == n:
-                break
-        time.sleep(0.005)
-    time.sleep(0.02)  # the last one is between counting itself and sleeping: let it sleep
+    wait_until_asleep(threads, inside="wait")  # every one asleep in SemCondition.wait
     return m, cond, woken, threads
+
+
+def _asleep_on_the_condition(t, m) -> bool:
+    """``t`` sleeps in ``SemCondition.wait`` and not for the monitor's mutex (a woken waiter
+    blocked re-entering the monitor is awake)."""
+    if not asleep(t, inside="wait"):
+        return False
+    frame = sys._current_frames().get(t.ident)
+    while frame is not None:
+        if frame.f_locals.get("self") is m.mutex:
+            return False
+        frame = frame.f_back
+    return True
 
 
 def test_not_built_on_threading_condition(mod):
@@ -58,8 +63,14 @@ def test_notify_wakes_exactly_n(mod):
     m, cond, woken, threads = _sleepers(mod, 5)
     with m:
         cond.notify(2)
-    time.sleep(0.2)
-    assert len(woken) == 2, f"notify(2) woke {len(woken)} of 5 waiters"
+    wait_until(lambda: len(woken) >= 2 and sum(t.is_alive() for t in threads) <= 3,
+               what="notify(2) waking two waiters")
+    # Quiescent now: the two woken ones are gone and nobody holds the monitor, so a third
+    # waiter that was woken too is running, or notified and not yet running: not asleep.
+    rest = [t for t in threads if t.is_alive()]
+    awake = [t.name for t in rest if not _asleep_on_the_condition(t, m)]
+    assert len(woken) == 2 and not awake, (
+        f"notify(2) woke {len(woken) + len(awake)} of 5 waiters")
     with m:
         cond.notify_all()
     join_all(threads, timeout=5)
@@ -112,7 +123,7 @@ def test_timed_out_waiter_does_not_swallow_a_later_notify(mod):
                 woken.append(1)
 
     threads.append(start_thread(sleeper))
-    time.sleep(0.1)
+    wait_until_asleep(threads, inside="wait")
     with m2:
         cond2.notify()
     join_all(threads, timeout=5)

@@ -36,7 +36,7 @@ def random_graph(n: int, rng: random.Random) -> dict[int, list[int]]:
 
 def crawl(Detector, graph, robots: int, rng: random.Random, frontier_name: str = "coarse"):
     """Crawl ``graph`` from page 0 with ``robots`` threads; return (fetched pages, detector,
-    frontier). The first robot to see ``is_over()`` stops them all, as in crawlers.crawl."""
+    frontier). The first robot to see ``is_over()`` stops them all, as in crawlers.crawl.crawler."""
     f = frontier.create(frontier_name)
     det = Detector(robots, f)
     claimed = {0}
@@ -61,7 +61,7 @@ def crawl(Detector, graph, robots: int, rng: random.Random, frontier_name: str =
         k = i
         while not stop.is_set():
             if det.is_over():
-                stop.set()  # as crawlers.crawl does: the crawl ends for every robot
+                stop.set()  # as crawlers.crawl.crawler does: the crawl ends for every robot
                 return
             try:
                 page = f.get(timeout=0.002)

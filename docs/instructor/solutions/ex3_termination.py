@@ -1,6 +1,6 @@
 """Exercise 3, reference solution: count outstanding work (instructors only).
 
-The counter of crawlers/crawl.py (``pending``). Flags per robot (idle/busy) plus
+The counter of crawlers/crawl/crawler.py (``pending``). Flags per robot (idle/busy) plus
 ``len(frontier) == 0`` are wrong: between ``get`` returning the last URL and ``took`` the
 robot still looks idle and the frontier is empty.
 

@@ -12,7 +12,7 @@ are assigned by site (Turk, Cambazoglu and Aykanat, "Hypergraph-theoretic partit
 for parallel web crawling", 2012):
 
 :class:`CrawlGraph`
-    pages (URLs), the site of each page (``host:port``, :func:`crawlers.urls.site_of`) and the
+    pages (URLs), the site of each page (``host:port``, :func:`crawlers.page.urls.site_of`) and the
     links. Invariants: pages are ``0 .. n_pages-1`` and every one is named by at least one
     link; ``page_site[p]`` is in ``0 .. n_sites-1`` and every site has a page; ``src``/``dst``
     hold each link once, without self-loops.
@@ -39,8 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from crawlers.urls import site_of
-from crawlers.webgen import Addressing, Web
+from crawlers.page.urls import site_of
+from crawlers.web.webgen import Addressing, Web
 
 __all__ = [
     "CrawlGraph",
@@ -127,7 +127,7 @@ class CrawlGraph:
 
 def read_graph(path: str | Path) -> CrawlGraph:
     """Read an edge list (one ``source_url target_url`` per line, as ``crawlab crawl --out``
-    writes ``edges.txt`` and :meth:`~crawlers.webgen.Web.export_edges` writes).
+    writes ``edges.txt`` and :meth:`~crawlers.web.webgen.Web.export_edges` writes).
 
     Raises ValueError with a one-line message if the file is missing or unreadable, a line is
     malformed, or it holds no link. URLs are normalized; self-loops and duplicates dropped.

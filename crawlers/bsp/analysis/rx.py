@@ -46,8 +46,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from crawlers.partition import Assignment, SiteHash, SiteTable, make_assignment
-from crawlers.webgen import Web
+from crawlers.partition.assignment import Assignment, SiteHash, SiteTable, make_assignment
+from crawlers.web.webgen import Web
 
 __all__ = [
     "BetaSearch",

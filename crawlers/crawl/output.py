@@ -13,13 +13,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from crawlers.fetch import FetchResult
+from crawlers.page.fetch import FetchResult
 
 __all__ = ["CrawlOutput"]
 
 
 class CrawlOutput:
-    """A thread-safe sink for :class:`~crawlers.crawl.Crawler` writing into ``directory``.
+    """A thread-safe sink for :class:`~crawlers.crawl.crawler.Crawler` writing into ``directory``.
 
     Each ``page``/``edges`` call is O(size of what it writes) and holds one lock while it writes
     and flushes, so lines from different robots never interleave.

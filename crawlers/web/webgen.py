@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from crawlers.urls import normalize, origin_of, site_of
+from crawlers.page.urls import normalize, origin_of, site_of
 
 LOGICAL_DOMAIN = "crawlab.test"
 _LOGICAL_URL = re.compile(r"^http://site(\d+)\.crawlab\.test/p(\d+)\.html$")

@@ -7,7 +7,7 @@ Latency is injected with :func:`asyncio.sleep` and costs nothing while it runs.
 
 Sites are of two kinds:
 
-* a *generated* site serves the pages of a :class:`~crawlers.webgen.Web` (``/p17.html``),
+* a *generated* site serves the pages of a :class:`~crawlers.web.webgen.Web` (``/p17.html``),
   rendered on demand with links rewritten to the served addresses, its ``/robots.txt``,
   the fault plan's faults and the on-demand ``/_fault/<kind>`` pages;
 * a *directory* site serves static files below a root, refusing path traversal: a
@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
-from crawlers import render
-from crawlers.clock import LatencyModel
-from crawlers.faults import CHAIN_LENGTH, OVERSIZE_BYTES, Fault, FaultPlan, fault_in_path
-from crawlers.webgen import Web
+from crawlers.page.clock import LatencyModel
+from crawlers.page.faults import CHAIN_LENGTH, OVERSIZE_BYTES, Fault, FaultPlan, fault_in_path
+from crawlers.web import render
+from crawlers.web.webgen import Web
 
 HOST = "127.0.0.1"
 _REASONS = {200: "OK", 301: "Moved Permanently", 302: "Found", 400: "Bad Request",

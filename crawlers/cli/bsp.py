@@ -17,15 +17,12 @@ import argparse
 import json
 import sys
 
-from crawlers.args import (
-    add_web_arguments,
-    non_negative_int,
-    positive,
-    positive_int,
-    web_options,
-)
+from crawlers.args import non_negative_int, positive, positive_int
+from crawlers.cli.webflags import add_web_arguments, web_options
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["HELP", "add_arguments", "config_from_args", "print_report", "run"]
+
+HELP = "bulk-synchronous crawl: P worker processes, supersteps"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -11,7 +11,7 @@ Three kinds:
     a generated web served on 127.0.0.1 (one port per site, in a separate process) with
     injected latency, fetched over real HTTP and parsed with lxml (or bs4).
 ``sim``
-    the same generated web through :class:`~crawlers.simfetch.SimulatedFetcher`: no sockets,
+    the same generated web through :class:`~crawlers.web.simfetch.SimulatedFetcher`: no sockets,
     no parsing, a latency model; or zero latency to measure the frontier alone.
 ``urls``
     any sites given by seed URL, real ones included: scope limited to the seed sites,
@@ -25,9 +25,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from crawlers.crawl import GroundTruth
-from crawlers.fetch import Fetcher, HttpFetcher
-from crawlers.urls import Politeness, RobotsCache, Scope, normalize
+from crawlers.crawl.report import GroundTruth
+from crawlers.page.fetch import Fetcher, HttpFetcher
+from crawlers.page.robots import Politeness, RobotsCache
+from crawlers.page.urls import Scope, normalize
 
 __all__ = ["Target", "WebOptions", "open_target"]
 
@@ -87,12 +88,12 @@ def open_target(opts: WebOptions) -> Iterator[Target]:
     if opts.kind == "urls":
         yield from _real_sites(opts)
         return
-    from crawlers import webgen
+    from crawlers.web import webgen
 
     web = webgen.generate(n_pages=opts.pages, n_sites=opts.sites, seed=opts.seed)
     jitter = opts.latency / 2 if opts.jitter is None else opts.jitter
     if opts.kind == "sim":
-        from crawlers.simfetch import SimulatedFetcher
+        from crawlers.web.simfetch import SimulatedFetcher
 
         fetcher = SimulatedFetcher(web, latency=opts.latency, jitter=jitter, seed=opts.seed)
         addressing = fetcher.addressing
@@ -104,7 +105,7 @@ def open_target(opts: WebOptions) -> Iterator[Target]:
             f"latency {opts.latency * 1000:g} ms",
         )
         return
-    from crawlers.server import WebServer
+    from crawlers.web.server import WebServer
 
     with WebServer(web, latency=opts.latency, jitter=jitter, seed=opts.seed) as server:
         addressing = server.addressing

@@ -1,6 +1,6 @@
 """Topical webs: the inter-site links of a generated web made to stay mostly within a topic.
 
-:func:`crawlers.webgen.generate` draws the target of an inter-site link from the whole web (in
+:func:`crawlers.web.webgen.generate` draws the target of an inter-site link from the whole web (in
 proportion to popularity), so no two sites are closer than any other two: a partition of the
 sites has no structure to find, and every assignment sends about the same messages. Real webs
 are not like that: a site links mostly to sites of its own language, country or subject (the
@@ -14,9 +14,9 @@ generated web and changes nothing else:
   ``locality``, redrawn to a page of another site of the source's topic, in proportion to that
   page's in-degree + 1 (popular pages stay popular); intra-site links are untouched;
 * every home page keeps a link from the previous site (site ``s - 1``), so all pages stay
-  reachable from the home page of site 0, as :class:`~crawlers.webgen.Web` promises.
+  reachable from the home page of site 0, as :class:`~crawlers.web.webgen.Web` promises.
 
-The result is a new :class:`~crawlers.webgen.Web` with the same pages, sites and sizes, the same
+The result is a new :class:`~crawlers.web.webgen.Web` with the same pages, sites and sizes, the same
 seed-determinism (same web, topics, locality and seed: same result), and :meth:`Web.check`
 holding. O(pages + links log links), vectorized.
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from crawlers.webgen import Web, from_edges
+from crawlers.web.webgen import Web, from_edges
 
 __all__ = ["site_topics", "with_topics"]
 

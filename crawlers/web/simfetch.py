@@ -2,29 +2,29 @@
 
 :class:`SimulatedFetcher` answers from the graph: a page's links come straight from the
 CSR arrays (no HTML is built or parsed), so the cost a crawl measures is the frontier's.
-Latency comes from a :class:`crawlers.clock.LatencyModel` realised by a clock:
-:class:`~crawlers.clock.RealClock` sleeps with the GIL released (threads overlap their
-waits, which is why threads pay off), :class:`~crawlers.clock.NullClock` is the
-zero-latency mode. Faults follow a :class:`crawlers.faults.FaultPlan` (home pages are
+Latency comes from a :class:`crawlers.page.clock.LatencyModel` realised by a clock:
+:class:`~crawlers.page.clock.RealClock` sleeps with the GIL released (threads overlap their
+waits, which is why threads pay off), :class:`~crawlers.page.clock.NullClock` is the
+zero-latency mode. Faults follow a :class:`crawlers.page.faults.FaultPlan` (home pages are
 spared) or are requested on demand with ``/_fault/<kind>``; the recorded errors are the
-same as :class:`crawlers.fetch.HttpFetcher`'s on the served web.
+same as :class:`crawlers.page.fetch.HttpFetcher`'s on the served web.
 """
 
 from __future__ import annotations
 
 import time
 
-from crawlers import faults
-from crawlers.clock import Clock, LatencyModel, NullClock, RealClock
-from crawlers.faults import Fault, FaultPlan
-from crawlers.fetch import FetchResult
-from crawlers.render import robots_txt
-from crawlers.urls import site_of
-from crawlers.webgen import Addressing, Web
+from crawlers.page import faults
+from crawlers.page.clock import Clock, LatencyModel, NullClock, RealClock
+from crawlers.page.faults import Fault, FaultPlan
+from crawlers.page.fetch import FetchResult
+from crawlers.page.urls import site_of
+from crawlers.web.render import robots_txt
+from crawlers.web.webgen import Addressing, Web
 
 
 class SimulatedFetcher:
-    """A :class:`crawlers.fetch.Fetcher` over a generated :class:`Web`, in memory.
+    """A :class:`crawlers.page.fetch.Fetcher` over a generated :class:`Web`, in memory.
 
     ``latency`` is the mean delay per request and ``jitter`` its half-width (default
     ``latency / 2``), deterministic per URL from ``seed``; ``latency=0`` or

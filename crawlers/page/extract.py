@@ -2,7 +2,7 @@
 
 An extractor is a function ``(body: bytes, url: str) -> list[str]`` returning the
 ``href`` of every ``<a>`` and ``<area>``, resolved against the document URL or its
-``<base href>``, passed through :func:`crawlers.urls.normalize` (rejected schemes
+``<base href>``, passed through :func:`crawlers.page.urls.normalize` (rejected schemes
 dropped) and deduplicated in page order. It raises :class:`MalformedPage` when the body
 is not an HTML document at all (empty, or binary: NUL bytes); sloppy HTML is not an
 error, both parsers repair it the way browsers do.
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import lxml.etree
 import lxml.html
 
-from crawlers.urls import normalize
+from crawlers.page.urls import normalize
 
 Extractor = Callable[[bytes, str], list[str]]
 
@@ -95,7 +95,7 @@ def _resolves_to_base_path(href: str) -> bool:
 
 #: A reference made of plain path segments (unreserved characters, none empty or starting
 #: with a dot) after an optional ``/`` or some leading ``../``, with an optional fragment:
-#: ``frontiers.html``, ``../api/crawlers.html#crawlers.fetch``, ``/_static/x.css``. Against
+#: ``frontiers.html``, ``../api/crawlers.html#crawlers.page.fetch``, ``/_static/x.css``. Against
 #: a normalized base, it resolves by string operations alone (see :class:`_PlainResolver`).
 #: No nested repetition, so matching is linear.
 _SEGMENT = r"[A-Za-z0-9_~-][A-Za-z0-9._~-]*"

@@ -1,22 +1,22 @@
 """Give the pages of a crawl graph to K crawlers three ways, and measure what each costs.
 
 ``page-hash``
-    every page by ``MD5(url) mod K`` (:class:`crawlers.partition.PageHash`): balanced, but
-    nearly every link leaves its crawler. It assigns pages, not sites, so it has no partition
-    file: a crawl uses it with ``--partition page-hash``.
+    every page by ``MD5(url) mod K`` (:class:`crawlers.partition.assignment.PageHash`):
+    balanced, but nearly every link leaves its crawler. It assigns pages, not sites, so it has
+    no partition file: a crawl uses it with ``--partition page-hash``.
 ``site-hash``
-    every site by ``MD5(host:port) mod K`` (:class:`crawlers.partition.SiteHash`), the
-    classic scheme: links inside a site stay local, but neither balance nor messages are
+    every site by ``MD5(host:port) mod K`` (:class:`crawlers.partition.assignment.SiteHash`),
+    the classic scheme: links inside a site stay local, but neither balance nor messages are
     optimized.
 ``hypergraph``
     the sites partitioned by KaHyPar on the site hypergraph
-    (:func:`crawlers.hypergraph.site_hypergraph`), minimizing connectivity-1 (the messages)
-    under the balance constraint ``pages(part) <= (1 + epsilon) * pages / K``.
+    (:func:`crawlers.partition.hypergraph.site_hypergraph`), minimizing connectivity-1 (the
+    messages) under the balance constraint ``pages(part) <= (1 + epsilon) * pages / K``.
 
 KaHyPar balances one vertex weight, so the hypergraph method balances pages (the paper's
 download-request constraint, the one its Table 2 reports); bytes, when known, are only
 measured. KaHyPar needs a preset: the ``kahypar`` wheel ships none, so ours is the package data
-file ``crawlers/kahypar_km1_kway.ini`` (KaHyPar's direct k-way km1 preset). Runs are
+file ``crawlers/partition/kahypar_km1_kway.ini`` (KaHyPar's direct k-way km1 preset). Runs are
 deterministic for a given seed.
 
 A :class:`Partition` is immutable, hence thread-safe. KaHyPar itself is not re-entrant across
@@ -33,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from crawlers.hypergraph import (
+from crawlers.partition.assignment import PageHash, md5_bucket, write_partition_file
+from crawlers.partition.hypergraph import (
     CrawlGraph,
     SiteHypergraph,
     cut_links,
@@ -41,7 +42,6 @@ from crawlers.hypergraph import (
     messages_per_page,
     site_hypergraph,
 )
-from crawlers.partition import PageHash, md5_bucket, write_partition_file
 
 __all__ = [
     "METHODS",
@@ -110,8 +110,8 @@ def page_hash(graph: CrawlGraph, parts: int) -> Partition:
 
 
 def site_hash(graph: CrawlGraph, parts: int) -> Partition:
-    """Every site by ``MD5(host:port) mod parts``, as :class:`~crawlers.partition.SiteHash`
-    would own its URLs. O(sites + pages)."""
+    """Every site by ``MD5(host:port) mod parts``, as
+    :class:`~crawlers.partition.assignment.SiteHash` would own its URLs. O(sites + pages)."""
     started = time.perf_counter()
     site_part = np.fromiter((md5_bucket(s, parts) for s in graph.site_names), dtype=np.int64,
                             count=graph.n_sites)
@@ -121,7 +121,7 @@ def site_hash(graph: CrawlGraph, parts: int) -> Partition:
 
 def kahypar_preset() -> Path:
     """Path of our KaHyPar preset (package data next to this module)."""
-    return Path(str(resources.files("crawlers").joinpath(PRESET)))
+    return Path(str(resources.files("crawlers.partition").joinpath(PRESET)))
 
 
 def hypergraph(graph: CrawlGraph, parts: int, epsilon: float = 0.05, seed: int = 1,
@@ -222,7 +222,7 @@ def evaluate(graph: CrawlGraph, part: Partition, hg: SiteHypergraph | None = Non
 
 def write(part: Partition, graph: CrawlGraph, path: str | Path) -> None:
     """Write a site-based partition as a partition file ``crawlab bsp --partition`` reads
-    (:func:`crawlers.partition.write_partition_file`); ValueError for page-hash."""
+    (:func:`crawlers.partition.assignment.write_partition_file`); ValueError for page-hash."""
     extra = f" seed={part.seed} epsilon={part.epsilon}" if part.method == "hypergraph" else ""
     write_partition_file(path, part.table(graph), part.parts, method=part.method,
                          comment=f"{graph.n_sites} sites, {graph.n_pages} pages{extra}")

@@ -28,7 +28,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from crawlers.clock import unit_hash
+from crawlers.page.clock import unit_hash
 
 TIMEOUT = "timeout"
 CONNECTION = "connection"

@@ -2,7 +2,7 @@
 
 Each robot repeats: take a URL from the frontier, fetch it, keep the links that are in scope and
 new (the visited set's atomic claim), put them back. The crawler contains no HTTP and no parsing:
-the :class:`~crawlers.fetch.Fetcher` it is given does both.
+the :class:`~crawlers.page.fetch.Fetcher` it is given does both.
 
 Termination is detected by counting outstanding work. ``pending`` is the number of URLs that
 were claimed but not yet fully processed (waiting in the frontier, spilled, or being fetched).
@@ -44,102 +44,21 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import frontier as frontier_pkg
-from crawlers import faults
-from crawlers.fetch import Fetcher, FetchResult
-from crawlers.opic import Opic
-from crawlers.visited import RacyVisitedSet, VisitedSet
+from crawlers.crawl.opic import Opic
+from crawlers.crawl.report import CrawlReport, GroundTruth, overlap
+from crawlers.crawl.visited import RacyVisitedSet, VisitedSet
+from crawlers.page import faults
+from crawlers.page.fetch import Fetcher, FetchResult
 
-__all__ = ["POLICIES", "POLL", "CrawlReport", "Crawler", "GroundTruth"]
+__all__ = ["POLICIES", "POLL", "Crawler"]
 
 POLICIES = ("block", "spill", "drop")
 POLL = 0.05  # seconds a robot waits in get/put before looking at the stop flag again
 
 IDLE, BUSY, BLOCKED = "idle", "busy", "blocked"
-
-
-def overlap(fetched: int, unique: int) -> float:
-    """The overlap of N fetches of I distinct pages, ``(N - I) / I``: repeated work per page
-    (0 before any page). The grid paper's first metric; every crawl mode reports it so."""
-    return (fetched - unique) / unique if unique else 0.0
-
-
-class GroundTruth:
-    """What is known about the web being crawled: its size U and PageRank, for coverage and
-    quality. ``page_of(url)`` maps a URL to a page index (``None`` if not a page of the web)."""
-
-    def __init__(self, size: int, pagerank: Any, page_of: Callable[[str], int | None]) -> None:
-        self.size = size
-        self.pagerank = pagerank
-        self.page_of = page_of
-
-    def coverage(self, unique: int) -> float | None:
-        """``I / U``: the share of the web's pages fetched (None for an empty web)."""
-        return unique / self.size if self.size else None
-
-    def quality(self, fetched: Iterable[str]) -> float:
-        """``|A ∩ P| / |P|``: the share of the ``|A|`` highest-PageRank pages (``P``) among
-        the crawled set ``A``."""
-        import numpy as np
-
-        pages = {p for p in (self.page_of(u) for u in fetched) if p is not None}
-        if not pages:
-            return 0.0
-        top = np.argpartition(-np.asarray(self.pagerank), len(pages) - 1)[: len(pages)]
-        return len(pages.intersection(top.tolist())) / len(pages)
-
-
-@dataclass
-class CrawlReport:
-    """What a crawl did. ``pages_fetched`` N counts every fetch, ``unique_pages`` I the distinct
-    URLs fetched, ``duplicates`` = N - I (repeated work), ``overlap`` = (N - I) / I.
-
-    With a journal, N and I cover the whole crawl: ``resumed`` pages were fetched by earlier
-    sessions (``pages_per_second`` counts this session's only); ``refetched`` pages were
-    fetched again because a crash lost their record, at most ``refetch_bound`` (see
-    :mod:`crawlers.journal`)."""
-
-    frontier: str
-    threads: int
-    seconds: float = 0.0
-    pages_fetched: int = 0
-    unique_pages: int = 0
-    duplicates: int = 0
-    overlap: float = 0.0
-    errors: dict[str, int] = field(default_factory=dict)
-    pages_per_second: float = 0.0
-    pages_per_thread: list[int] = field(default_factory=list)
-    coverage: float | None = None
-    coverage_basis: str | None = None  # "web": I / U; "discovered": I / URLs the crawl reached
-    quality: float | None = None
-    web_size: int | None = None
-    links_found: int = 0
-    politeness_waited: float = 0.0
-    urls_discovered: int = 0
-    urls_dropped: int = 0
-    urls_spilled: int = 0
-    urls_lost: int = 0
-    visited_races: int = 0
-    stopped_by: str = ""
-    deadlock: bool = False
-    deadlock_after: float | None = None
-    producers: int = 0
-    handoff_peak: int = 0
-    resumed: int = 0
-    refetched: int = 0
-    refetch_bound: int | None = None
-    journal_commits: int = 0
-    frontier_stats: dict[str, int] = field(default_factory=dict)
-    timeline: list[tuple[float, str]] = field(default_factory=list, repr=False)
-
-    def as_json(self) -> dict[str, Any]:
-        """The report as a JSON-ready dict (without the timeline)."""
-        d = asdict(self)
-        d.pop("timeline")
-        return d
 
 
 class Crawler:
@@ -154,7 +73,7 @@ class Crawler:
     the frontier before it looks again (at the stop flag, the spill store); ``None`` waits until
     woken, as plain Python threads do, which lets a frontier's lost wake-ups show (the
     frontier's ``close()`` at the end wakes everyone). ``journal``: a
-    :class:`~crawlers.journal.Journal` to keep the crawl's state in and resume from;
+    :class:`~crawlers.crawl.journal.Journal` to keep the crawl's state in and resume from;
     ``run()`` begins its session and closes it.
     """
 
@@ -196,7 +115,7 @@ class Crawler:
         self.truth = ground_truth
         self.watchdog = watchdog
         self.record_timeline = timeline
-        # a crawlers.timeline.Timeline: where each thread's time goes (fetch, lock, waits)
+        # a crawlers.crawl.timeline.Timeline: where each thread's time goes (fetch, lock, waits)
         self.thread_timeline = thread_timeline
         self.priority = frontier.ordering == "priority"
         self.visited = RacyVisitedSet() if not frontier.correct else VisitedSet()
@@ -420,7 +339,7 @@ class Crawler:
                     new.append((u, c))
         else:
             new = [(u, 0.0) for u in links if self.visited.claim(u)]
-        if self.journal is not None:  # before the links can be fetched: see crawlers.journal
+        if self.journal is not None:  # before the links can be fetched (crawlers.crawl.journal)
             self.journal.record(url, result.status, result.error, new)
         self._enqueue(i, new)
 

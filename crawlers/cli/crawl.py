@@ -1,77 +1,23 @@
-"""``crawlab``: the single command-line entry (also ``python -m crawlers``).
-
-Subcommands::
-
-    crawlab frontiers            list the registered frontiers, one line each
-    crawlab lab --list           list the labs
-    crawlab lab NAME [FLAGS]     run a lab (FLAGS: --quick --out DIR --seed N, and its own)
-    crawlab serve [FLAGS]        serve the generated web (and directories) on 127.0.0.1
-    crawlab crawl [FLAGS]        crawl with r robot threads sharing one frontier
-
-Bad input never ends in a traceback: it prints one line ``crawlab: error: ...`` to standard
-error and exits with status 2.
-"""
+"""``crawlab crawl``: crawl with R robot threads sharing one frontier
+(:mod:`crawlers.crawl.crawler`)."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
-from collections.abc import Sequence
 
-from crawlers.args import (
-    add_web_arguments,
-    non_negative_int,
-    positive,
-    positive_int,
-    web_options,
-)
+from crawlers.args import non_negative_int, positive, positive_int
+from crawlers.cli.webflags import add_web_arguments, web_options
 
-__all__ = ["OneLineParser", "main"]
+__all__ = ["HELP", "add_arguments", "print_report", "run"]
 
-EXIT_USAGE = 2
+HELP = "crawl with R robot threads sharing one frontier"
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one line (no usage dump) and exit status 2."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-def _cmd_frontiers(args: argparse.Namespace) -> int:
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Register ``crawlab crawl``'s flags on ``p``."""
     import frontier
-
-    rows = frontier.describe()
-    width = max(len(name) for name, _ in rows)
-    for name, description in rows:
-        cls = frontier.info(name)
-        tags = [cls.ordering, "bounded" if cls.bounded else "unbounded"]
-        if not cls.correct:
-            tags.append("RACY")
-        if not frontier.is_live(cls):
-            tags.append("LOSES WAKE-UPS")
-        print(f"{name:<{width}}  {description}  [{', '.join(tags)}]")
-    return 0
-
-
-def _cmd_lab(args: argparse.Namespace) -> int:
-    from labs.harness import lab_modules, run_lab
-
-    if args.list or not args.name:
-        labs = lab_modules()
-        width = max((len(n) for n in labs), default=0)
-        for name, doc in labs.items():
-            print(f"{name:<{width}}  {doc}")
-        if not args.list and not args.name:
-            print("\nrun one with: crawlab lab NAME [--quick] [--out DIR] [--seed N]")
-        return 0
-    return run_lab(args.name, args.lab_args)
-
-
-def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
-    import frontier
-    from crawlers.crawl import POLICIES
+    from crawlers.crawl.crawler import POLICIES
 
     g = p.add_argument_group("frontier and robots")
     g.add_argument("--frontier", default="monitor", metavar="NAME",
@@ -113,13 +59,14 @@ def _add_crawl_arguments(p: argparse.ArgumentParser) -> None:
                    help="commit queued pages at least this often (default: 1000 ms)")
 
 
-def _cmd_crawl(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``crawlab crawl``; returns the exit status."""
     import json
 
     import frontier
-    from crawlers.crawl import POLL, Crawler
-    from crawlers.output import CrawlOutput
-    from crawlers.targets import open_target
+    from crawlers.crawl.crawler import POLL, Crawler
+    from crawlers.crawl.output import CrawlOutput
+    from crawlers.crawl.targets import open_target
 
     cls = frontier.info(args.frontier)
     if cls.bounded:
@@ -133,7 +80,7 @@ def _cmd_crawl(args: argparse.Namespace) -> int:
     opts = web_options(args, threads=args.threads)
     journal = None
     if args.state:
-        from crawlers.journal import Journal
+        from crawlers.crawl.journal import Journal
 
         journal = Journal(args.state, commit_every=args.commit_every or 64,
                           commit_ms=args.commit_ms or 1000.0)
@@ -167,7 +114,7 @@ def _cmd_crawl(args: argparse.Namespace) -> int:
         print(json.dumps(report.as_json()))
     else:
         print(file=sys.stderr)
-        _print_report(report)
+        print_report(report)
     return 0
 
 
@@ -180,7 +127,8 @@ def _progress_printer():
     return show
 
 
-def _print_report(r) -> None:
+def print_report(r) -> None:
+    """The crawl report as a rich table."""
     from rich.console import Console
     from rich.table import Table
 
@@ -217,68 +165,3 @@ def _print_report(r) -> None:
     for k, v in rows:
         table.add_row(k, v)
     Console().print(table)
-
-
-def _build_parser() -> argparse.ArgumentParser:
-    import frontier
-
-    parser = OneLineParser(
-        prog="crawlab",
-        description="crawlab: a concurrency lab built around the URL frontier of a web crawler",
-    )
-    parser.add_argument("--version", action="version", version=f"crawlab {frontier.__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-
-    p = sub.add_parser("frontiers", help="list the registered frontiers")
-    p.set_defaults(run=_cmd_frontiers)
-
-    p = sub.add_parser("lab", help="list or run the labs")
-    p.add_argument("--list", action="store_true", help="list the labs")
-    p.add_argument("name", nargs="?", help="the lab to run (see --list)")
-    p.add_argument("lab_args", nargs=argparse.REMAINDER, help="flags for the lab")
-    p.set_defaults(run=_cmd_lab)
-
-    p = sub.add_parser("crawl", help="crawl with R robot threads sharing one frontier")
-    _add_crawl_arguments(p)
-    p.set_defaults(run=_cmd_crawl)
-
-    from crawlers import server
-
-    p = sub.add_parser("serve", help="serve the generated web (and directories) locally")
-    server.add_serve_arguments(p)
-    p.set_defaults(run=server.run_serve)
-
-    # Commands whose arguments live beside their engine: (name, module, help).
-    for name, module, text in _DELEGATED:
-        mod = importlib.import_module(module)
-        p = sub.add_parser(name, help=text)
-        mod.add_arguments(p)
-        p.set_defaults(run=mod.run)
-    return parser
-
-
-_DELEGATED = [
-    ("bsp", "crawlers.bsp.command", "bulk-synchronous crawl: P worker processes, supersteps"),
-    ("partition", "crawlers.partition_command",
-     "assign sites to K crawlers (page-hash, site-hash, hypergraph)"),
-]
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``crawlab`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
-    import frontier
-    from labs.harness import LabError
-
-    parser = _build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "run", None):
-        parser.print_help()
-        return EXIT_USAGE
-    try:
-        return int(args.run(args) or 0)
-    except (LabError, frontier.UnknownFrontier, ValueError) as exc:
-        print(f"crawlab {args.command}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print(f"crawlab {args.command}: interrupted", file=sys.stderr)
-        return 130

@@ -6,7 +6,7 @@ A parallel crawler gives every URL one *owner* among its P workers. Three assign
     ``owner(url) = MD5(url) mod P``: perfect balance, but almost every link crosses workers.
 ``site-hash``
     ``owner(url) = MD5(site) mod P`` where the site is ``host:port``
-    (:func:`crawlers.urls.site_of`): links inside a site stay local, as in the papers.
+    (:func:`crawlers.page.urls.site_of`): links inside a site stay local, as in the papers.
 a partition file
     an explicit ``site part`` table, written by ``crawlab partition`` (for example from a
     hypergraph partitioning); sites the table does not list fall back to site-hash, so a
@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
-from crawlers.urls import site_of
+from crawlers.page.urls import site_of
 
 __all__ = [
     "Assignment",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from crawlers.webgen import Addressing
+from crawlers.web.webgen import Addressing
 
 _WORDS = (
     "frontier queue crawler thread lock monitor semaphore politeness robots site page "

@@ -2,9 +2,9 @@
 
 A crawler only ever sees a :class:`Fetcher`: ``fetch(url) -> FetchResult``. Two
 implementations exist: :class:`HttpFetcher` (real HTTP through ``requests``) and
-:class:`crawlers.simfetch.SimulatedFetcher` (no sockets). Both honour one promise:
+:class:`crawlers.web.simfetch.SimulatedFetcher` (no sockets). Both honour one promise:
 **a fetch never raises for a network or HTTP problem**; it returns a result whose
-``error`` is one kind of the vocabulary in :mod:`crawlers.faults`.
+``error`` is one kind of the vocabulary in :mod:`crawlers.page.faults`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import requests
 import urllib3
 from requests.adapters import HTTPAdapter
 
-from crawlers import faults
-from crawlers.extract import Extractor, MalformedPage, get_extractor
-from crawlers.urls import normalize
+from crawlers.page import faults
+from crawlers.page.extract import Extractor, MalformedPage, get_extractor
+from crawlers.page.urls import normalize
 
 #: Content types whose body is parsed for links.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})

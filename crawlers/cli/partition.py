@@ -7,7 +7,7 @@
 
 The graph is an edge list (``source_url target_url`` per line, as ``crawlab crawl --out`` writes
 ``edges.txt``). The report gives the load imbalance (pages), the messages of the exchange scheme
-(:mod:`crawlers.hypergraph`), the graph model's cut links, and the site hypergraph's size;
+(:mod:`crawlers.partition.hypergraph`), the graph model's cut links, and the site hypergraph's size;
 ``--json`` prints it as one JSON object instead of a table. ``page-hash`` assigns pages, not
 sites, so it writes no partition file (``--out`` is refused; crawl with ``--partition
 page-hash``). Bad input is one line on standard error and exit status 2.
@@ -19,10 +19,12 @@ import argparse
 import json
 from pathlib import Path
 
-from crawlers import partitioners
-from crawlers.hypergraph import read_graph, site_hypergraph
+from crawlers.partition import partitioners
+from crawlers.partition.hypergraph import read_graph, site_hypergraph
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["HELP", "add_arguments", "run"]
+
+HELP = "assign sites to K crawlers (page-hash, site-hash, hypergraph)"
 
 PAGE_HASH_NOTE = ("page-hash assigns each page by MD5(url) mod K, not sites: it has no "
                   "partition file; crawl with --partition page-hash")

@@ -50,7 +50,7 @@ from multiprocessing import connection
 
 import numpy as np
 
-from crawlers.urls import site_of
+from crawlers.page.urls import site_of
 
 __all__ = [
     "PAPER_TABLE1",
@@ -410,8 +410,8 @@ def _worker(index: int, spec: WorkerSpec, web, latency: float, seed: int, inbox,
     """A worker process: crawl each site it is given with ``spec.robots`` robots, report the
     pages in batches, then ``("done",)``; stop on ``None``."""
     import frontier
-    from crawlers.crawl import Crawler
-    from crawlers.simfetch import SimulatedFetcher
+    from crawlers.crawl.crawler import Crawler
+    from crawlers.web.simfetch import SimulatedFetcher
 
     fetcher = SimulatedFetcher(web, latency=latency * spec.latency_factor, seed=seed + index)
     sink = _Sink(outbox, index, counter, batch)
@@ -440,7 +440,7 @@ def run_crawl(web, policy: str, workers: Sequence[WorkerSpec], *, latency: float
               seed: int = 0, kill: tuple[int, int] | None = None, batch: int = 8,
               timeout: float = 120.0, start_method: str = "fork",
               quality_at: Sequence[float] = (0.1, 0.5)) -> CrawlResult:
-    """Crawl ``web`` (a :class:`crawlers.webgen.Web`) with one process per worker spec.
+    """Crawl ``web`` (a :class:`crawlers.web.webgen.Web`) with one process per worker spec.
 
     The coordinator (this process) starts from every home page, with the site sizes as prior
     knowledge. ``kill=(worker, pages)`` sends ``SIGKILL`` to that worker once it has reported
@@ -449,7 +449,7 @@ def run_crawl(web, policy: str, workers: Sequence[WorkerSpec], *, latency: float
     """
     import multiprocessing as mp
 
-    from crawlers.crawl import GroundTruth, overlap
+    from crawlers.crawl.report import GroundTruth, overlap
 
     ctx = mp.get_context(start_method)
     addressing = web.logical()

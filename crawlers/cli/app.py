@@ -1,0 +1,76 @@
+"""``crawlab``: the one parser of the command line (also ``python -m crawlers``).
+
+Subcommands::
+
+    crawlab frontiers            list the registered frontiers, one line each
+    crawlab lab --list           list the labs
+    crawlab lab NAME [FLAGS]     run a lab (FLAGS: --quick --out DIR --seed N, and its own)
+    crawlab serve [FLAGS]        serve the generated web (and directories) on 127.0.0.1
+    crawlab crawl [FLAGS]        crawl with r robot threads sharing one frontier
+    crawlab bsp [FLAGS]          bulk-synchronous crawl: P worker processes, supersteps
+    crawlab partition [FLAGS]    assign sites to K crawlers
+
+Each subcommand is one module of :mod:`crawlers.cli` with the same three names: ``HELP`` (its
+line in ``crawlab --help``), ``add_arguments(parser)`` and ``run(args) -> exit status``; the
+parser below registers them all the same way. Bad input never ends in a traceback: it prints
+one line ``crawlab: error: ...`` to standard error and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from crawlers.args import EXIT_USAGE, OneLineParser
+from crawlers.cli import bsp, crawl, frontiers, lab, partition, serve
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+#: The subcommands, in the order of ``crawlab --help``: (name, module).
+COMMANDS = (
+    ("frontiers", frontiers),
+    ("lab", lab),
+    ("crawl", crawl),
+    ("serve", serve),
+    ("bsp", bsp),
+    ("partition", partition),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """``crawlab``'s parser: one :class:`~crawlers.args.OneLineParser` per subcommand, each
+    with its module's flags and ``run`` as the ``run`` default."""
+    import frontier
+
+    parser = OneLineParser(
+        prog="crawlab",
+        description="crawlab: a concurrency lab built around the URL frontier of a web crawler",
+    )
+    parser.add_argument("--version", action="version", version=f"crawlab {frontier.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    for name, module in COMMANDS:
+        p = sub.add_parser(name, help=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``crawlab`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
+    import frontier
+    from labs.harness import LabError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.run(args) or 0)
+    except (LabError, frontier.UnknownFrontier, ValueError) as exc:
+        print(f"crawlab {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"crawlab {args.command}: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,136 @@
+"""``crawlab serve``: serve the generated web (and directories) on 127.0.0.1 until Ctrl-C.
+
+The server itself is :class:`crawlers.web.server.WebServer`; this module reads the flags. Its
+numbers are read here rather than by argparse types so that each error names the flag the way
+``crawlab serve`` always has (``--pages: not a valid number: 'x'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from typing import Any
+
+from crawlers.page.faults import Fault, FaultPlan, parse_faults
+from crawlers.web.httpd import HOST
+from crawlers.web.server import ServerError, WebServer, describe_os_error, serve
+from crawlers.web.webgen import Web, generate
+
+__all__ = ["HELP", "add_arguments", "run"]
+
+HELP = "serve the generated web (and directories) locally"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``crawlab serve``. Numbers are parsed by :func:`run`
+    so that bad input gives one error line and exit status 2."""
+    parser.add_argument("--pages", default="3000", metavar="N",
+                        help="pages of the generated web (default 3000)")
+    parser.add_argument("--sites", default="30", metavar="N",
+                        help="sites of the generated web (default 30)")
+    parser.add_argument("--seed", default="0", metavar="N", help="generator seed (default 0)")
+    parser.add_argument("--no-web", action="store_true",
+                        help="serve only the --dir sites, no generated web")
+    parser.add_argument("--dir", action="append", default=[], metavar="PATH",
+                        help="serve a directory of static HTML as an extra site (repeatable)")
+    parser.add_argument("--latency", default="0", metavar="SECONDS",
+                        help="mean injected latency per request (default 0)")
+    parser.add_argument("--jitter", default="0", metavar="SECONDS",
+                        help="latency varies uniformly by +- this much (default 0)")
+    parser.add_argument("--faults", default="0", metavar="RATE",
+                        help="fraction of generated pages that misbehave (default 0)")
+    parser.add_argument("--fault-kinds", default="all", metavar="LIST",
+                        help="comma-separated faults: " + ",".join(f.value for f in Fault))
+    parser.add_argument("--disallow", action="append", default=[], metavar="PREFIX",
+                        help="path prefix disallowed by robots.txt (repeatable)")
+    parser.add_argument("--crawl-delay", default=None, metavar="SECONDS",
+                        help="Crawl-delay announced in robots.txt")
+    parser.add_argument("--port-base", default=None, metavar="PORT",
+                        help="site i listens on PORT+i (default: ephemeral ports)")
+    parser.add_argument("--hold", default="60", metavar="SECONDS",
+                        help="how long a timeout fault leaves a request unanswered")
+
+
+def _number(args: argparse.Namespace, name: str, kind: type, low: float,
+            high: float | None = None) -> Any:
+    text = getattr(args, name)
+    option = "--" + name.replace("_", "-")
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"{option}: not a valid number: {text!r}") from None
+    if value < low or (high is not None and value > high) or value != value:
+        bound = f"between {low} and {high}" if high is not None else f">= {low}"
+        raise ValueError(f"{option}: must be {bound}, got {text}")
+    return value
+
+
+def _config_from_args(args: argparse.Namespace) -> tuple[Web | None, dict[str, Any]]:
+    for d in args.dir:
+        if not os.path.isdir(d):
+            raise ValueError(f"unknown directory: {d}")
+    if args.no_web and not args.dir:
+        raise ValueError("--no-web needs at least one --dir")
+    sites = _number(args, "sites", int, 1)
+    pages = _number(args, "pages", int, sites)
+    seed = _number(args, "seed", int, 0)
+    n_sites = (0 if args.no_web else sites) + len(args.dir)
+    options: dict[str, Any] = {
+        "dirs": args.dir,
+        "latency": _number(args, "latency", float, 0.0, 3600.0),
+        "jitter": _number(args, "jitter", float, 0.0, 3600.0),
+        "seed": seed,
+        "faults": FaultPlan(rate=_number(args, "faults", float, 0.0, 1.0),
+                            kinds=parse_faults(args.fault_kinds), seed=seed),
+        "disallow": args.disallow,
+        "crawl_delay": (None if args.crawl_delay is None
+                        else _number(args, "crawl_delay", float, 0.0, 3600.0)),
+        "port_base": (None if args.port_base is None
+                      else _number(args, "port_base", int, 1, 65535 - n_sites + 1)),
+        "hold": _number(args, "hold", float, 0.0, 86400.0),
+    }
+    web = None if args.no_web else generate(pages, sites, seed=seed)
+    return web, options
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``crawlab serve``: print each site's seed URL (one per line, stdout), serve
+    until Ctrl-C or SIGTERM, return 0. Bad input (unknown directory, port in use,
+    invalid numbers) prints one line ``crawlab serve: error: ...`` and returns 2."""
+    def fail(message: str) -> int:
+        print(f"crawlab serve: error: {message}", file=sys.stderr)
+        return 2
+
+    try:
+        web, options = _config_from_args(args)
+        server = WebServer(web, mode="thread", **options)  # validation only; run below
+    except (ValueError, ServerError) as exc:
+        return fail(str(exc))
+
+    def on_ready(ports: list[int]) -> None:
+        server.ports = ports
+        for url in server.seed_urls:
+            print(url, flush=True)
+        print(f"crawlab serve: {len(ports)} sites on {HOST}; Ctrl-C to stop",
+              file=sys.stderr, flush=True)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(sig, stop.set)
+            except (NotImplementedError, RuntimeError):  # pragma: no cover - Windows
+                pass
+        await serve(server.config, on_ready, stop)
+
+    try:
+        asyncio.run(main())
+    except OSError as exc:
+        return fail(describe_os_error(exc, server.config))
+    except KeyboardInterrupt:
+        pass
+    return 0
