@@ -45,7 +45,7 @@ class FineFrontier:
         # _head_lock guards the head side: _list.head, _list.removed, _head_stats.
         self._head_lock = threading.Lock()
         # not_empty (on the head lock): a URL was appended or the frontier closed.
-        self._not_empty = WaitCondition(self._head_lock)
+        self._not_empty = WaitCondition(self._head_lock, "not_empty")
         self._closed = False
         self._tail_stats = FrontierStats()
         self._head_stats = FrontierStats()

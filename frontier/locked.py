@@ -40,9 +40,9 @@ class LockedFrontier:
         # _mutex guards _storage, _size, _closed, _stats and both conditions' sleepers.
         self._mutex = threading.Lock()
         # not_empty: a URL was added or the frontier closed; get() waits on it.
-        self._not_empty = WaitCondition(self._mutex)
+        self._not_empty = WaitCondition(self._mutex, "not_empty")
         # not_full: a URL was taken or the frontier closed; put() on a bounded frontier waits.
-        self._not_full = WaitCondition(self._mutex)
+        self._not_full = WaitCondition(self._mutex, "not_full")
         self._size = 0  # len(self._storage), kept here to spare a call on the hot path
         self._closed = False
         self._stats = FrontierStats()

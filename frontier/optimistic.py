@@ -94,7 +94,7 @@ class OptimisticFrontier(PollingFrontier):
             if v is None:
                 continue
             if self._buffer.count >= self.capacity:  # read phase: no room
-                backoff = backoff or Backoff(timeout)
+                backoff = backoff or Backoff(timeout, "not_full")
                 if not backoff.pause():
                     raise Full
                 mine.condition_waits += 1

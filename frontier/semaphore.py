@@ -46,12 +46,12 @@ class Semaphore:
     passes while ``value > 0``). Thread-safe; ``P``/``V`` O(1).
     """
 
-    def __init__(self, value: int) -> None:
+    def __init__(self, value: int, state: str = "not_empty") -> None:
         self.value = value
         # _lock guards value, closed and the counters below.
         self._lock = threading.Lock()
         # positive: value became > 0 or the semaphore closed; P sleeps on it.
-        self._positive = WaitCondition(self._lock)
+        self._positive = WaitCondition(self._lock, state)  # state: what P waits for
         self.closed = False
         self.p_count = 0  # P operations that passed
         self.p_waits = 0  # times a P went to sleep
@@ -97,8 +97,8 @@ class SemaphoreFrontier:
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self.capacity = check_capacity(capacity)
         self._buffer = RingBuffer(self.capacity)
-        self._empty_slots = Semaphore(self.capacity)  # P'd by put, V'd by get
-        self._full_slots = Semaphore(0)  # P'd by get, V'd by put
+        self._empty_slots = Semaphore(self.capacity, "not_full")  # P'd by put, V'd by get
+        self._full_slots = Semaphore(0, "not_empty")  # P'd by get, V'd by put
         # mutex: the binary semaphore guarding _buffer and _stats.
         self._mutex = threading.Lock()
         self._stats = FrontierStats()

@@ -54,7 +54,7 @@ class UnsynchronizedFrontier(PollingFrontier):
         while self._buffer.count >= self.capacity:
             if self._closed:
                 raise Closed(self.name)
-            backoff = backoff or Backoff(timeout)
+            backoff = backoff or Backoff(timeout, "not_full")
             if not backoff.pause():
                 raise Full
             mine.condition_waits += 1

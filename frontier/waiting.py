@@ -11,6 +11,10 @@ Written once here and used by every strategy:
 * :class:`Backoff` and :class:`PollingFrontier` are for the strategies that have nothing to
   sleep on (``lockfree``, ``optimistic``, ``unsynchronized``).
 
+Every wait that actually waits (a contended lock, a sleep on a condition, a backoff pause) is
+reported to :mod:`frontier.probe` when a thread timeline is recording; the uncontended paths
+never look.
+
 A lock-free or optimistic frontier has no condition variable, so a ``get`` on an empty frontier
 (or a ``put`` on a full bounded one) must poll. Polling in a tight loop would hold the GIL and
 starve the very thread that could make progress, so :class:`Backoff` sleeps between polls:
@@ -23,6 +27,7 @@ from __future__ import annotations
 import threading
 import time
 
+from frontier import probe
 from frontier.contract import Empty, FrontierStats, PerThreadStats, check_r
 
 __all__ = [
@@ -56,7 +61,13 @@ def acquire_counted(lock: threading.Lock, stats: FrontierStats) -> None:
     wait; a non-blocking try first, so an uncontended acquisition costs one probe.
     """
     if not lock.acquire(False):
-        lock.acquire()
+        record = probe.recorder
+        if record is None:
+            lock.acquire()
+        else:
+            start = probe.now()
+            lock.acquire()
+            record("lock", start, probe.now())
         stats.lock_waits += 1
     stats.lock_acquisitions += 1
 
@@ -66,12 +77,14 @@ class WaitCondition(threading.Condition):
     sleeps (``threading.Condition.notify`` costs a lock probe even then), and that waits at
     most until a :func:`time.monotonic` deadline.
 
-    ``sleepers`` is read and written with the condition's lock held.
+    ``sleepers`` is read and written with the condition's lock held. ``state`` names what a
+    sleeper waits for (``"not_empty"``, ``"not_full"``), as thread timelines show it.
     """
 
-    def __init__(self, lock: threading.Lock) -> None:
+    def __init__(self, lock: threading.Lock, state: str = "not_empty") -> None:
         super().__init__(lock)
         self.sleepers = 0
+        self.state = state
 
     def wait_until(self, deadline: float | None) -> bool:
         """Wait once (the lock must be held) without registering as a sleeper; ``False``,
@@ -80,7 +93,13 @@ class WaitCondition(threading.Condition):
         timeout = time_left(deadline)
         if timeout is not None and timeout <= 0:
             return False
-        self.wait(timeout)
+        record = probe.recorder
+        if record is None:
+            self.wait(timeout)
+        else:
+            start = probe.now()
+            self.wait(timeout)
+            record(self.state, start, probe.now())
         return True
 
     def sleep(self, deadline: float | None) -> bool:
@@ -94,21 +113,29 @@ class WaitCondition(threading.Condition):
 
 
 class Backoff:
-    """One waiter's backoff state. Not shared between threads (make one per wait)."""
+    """One waiter's backoff state. Not shared between threads (make one per wait).
+    ``state`` names what it polls for (``"not_empty"``, ``"not_full"``), for timelines."""
 
-    __slots__ = ("deadline", "delay", "pauses")
+    __slots__ = ("deadline", "delay", "pauses", "state")
 
-    def __init__(self, timeout: float | None) -> None:
+    def __init__(self, timeout: float | None, state: str = "not_empty") -> None:
         self.deadline = deadline_of(timeout)
         self.delay = 0.0
         self.pauses = 0
+        self.state = state
 
     def pause(self) -> bool:
         """Sleep a little longer than last time; ``False`` (without sleeping) once past the
         deadline."""
         if self.deadline is not None and time.monotonic() >= self.deadline:
             return False
-        time.sleep(self.delay)
+        record = probe.recorder
+        if record is None:
+            time.sleep(self.delay)
+        else:
+            start = probe.now()
+            time.sleep(self.delay)
+            record(self.state, start, probe.now())
         self.pauses += 1
         self.delay = min(max(2 * self.delay, _MIN_DELAY), _MAX_DELAY)
         return True

@@ -48,6 +48,7 @@ def sim_crawl(
     producers: int = 0,
     poll: float | None = POLL,
     watchdog: float = 0.5,
+    thread_timeline: Any = None,
 ) -> CrawlReport:
     """Crawl ``web`` through the simulated fetcher and return the report."""
     fetcher = SimulatedFetcher(web, latency=latency, seed=seed)
@@ -55,7 +56,7 @@ def sim_crawl(
     crawler = Crawler(
         fetcher, make_frontier(name, capacity), fetcher.seed_urls(), threads=threads,
         when_full=when_full, ground_truth=truth, timeline=timeline, watchdog=watchdog,
-        producers=producers, poll=poll,
+        producers=producers, poll=poll, thread_timeline=thread_timeline,
     )
     return crawler.run(seconds=seconds, max_pages=max_pages)
 

@@ -19,7 +19,7 @@ from crawlers.page.fetch import FetchResult
 from crawlers.web import webgen
 from crawlers.web.simfetch import SimulatedFetcher
 from frontier.monitor import MonitorFrontier
-from tests.helpers import CORRECT
+from tests.helpers import CORRECT, wait_until
 
 
 def _crawler(name: str, threads: int, web, latency: float = 0.0, **options) -> Crawler:
@@ -157,14 +157,16 @@ def test_the_watchdog_reports_producers_asleep_beside_free_room(web):
 
 
 class _SlowToSpill(MonitorFrontier):
-    """A monitor whose putter is descheduled for a moment after ``Full``, before it can
-    spill: the window in which the robots drain the frontier and go to sleep."""
+    """A monitor whose putter, after ``Full`` and before it can spill, waits until a robot has
+    drained the frontier and fallen asleep in ``get``: the window the test is about, opened
+    every time instead of by a sleep that hopes the robot got there."""
 
     def put(self, url, priority=0.0, timeout=None):
         try:
             super().put(url, priority, timeout)
         except frontier.Full:
-            time.sleep(0.3)
+            wait_until(lambda: self._not_empty.sleepers > 0 and len(self) == 0, timeout=30,
+                       what="the robot falling asleep on an empty frontier")
             raise
 
 

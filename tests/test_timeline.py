@@ -4,11 +4,14 @@ Event Format, and a crawl records where its robots' time went."""
 from __future__ import annotations
 
 import json
+import sys
 import threading
+
+import pytest
 
 import frontier
 from crawlers.crawl.timeline import STATES, Timeline
-from tests.helpers import join_all, start_thread
+from tests.helpers import join_all, make, start_thread, wait_until
 
 
 def test_each_thread_gets_its_own_row_with_its_own_intervals():
@@ -81,3 +84,102 @@ def test_a_crawl_records_every_robots_fetches(tmp_path):
     tl._check()
     png = tl.plot(tmp_path / "t.png", title="monitor")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- the frontiers report their waits through frontier.probe ----------------------------------
+
+
+def _recorded(run) -> list[tuple[str, str]]:
+    """``(thread name, state)`` of every wait the frontiers reported while ``run()`` ran."""
+    from frontier import probe
+
+    tl = Timeline()
+    with probe.recording(tl.record):
+        run()
+    return [(name, state) for name, spans in tl.rows() for state, _, _ in spans]
+
+
+def _in_acquire(thread: threading.Thread) -> bool:
+    frame = sys._current_frames().get(thread.ident)
+    while frame is not None:
+        if frame.f_code.co_name == "acquire_counted":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def test_a_contended_lock_is_recorded_as_a_lock_wait():
+    f = frontier.create("monitor", capacity=4)
+
+    def run() -> None:
+        f._mutex.acquire()  # hold the frontier's lock, so the put below must wait for it
+        putter = threading.Thread(target=f.put, args=("http://a.test/",), name="putter",
+                                  daemon=True)
+        putter.start()
+        try:
+            wait_until(lambda: _in_acquire(putter), what="the putter reaching the lock")
+        finally:
+            f._mutex.release()
+        join_all([putter], 10)
+
+    assert ("putter", "lock") in _recorded(run)
+    assert f.get(timeout=1) == "http://a.test/"
+
+
+@pytest.mark.parametrize("name, op, state", [
+    ("monitor", "get", "not_empty"),
+    ("monitor", "put", "not_full"),
+    ("semaphore", "get", "not_empty"),
+    ("semaphore", "put", "not_full"),
+    ("fine", "get", "not_empty"),
+    ("lockfree", "get", "not_empty"),
+    ("optimistic", "put", "not_full"),
+])
+def test_a_wait_in_the_frontier_is_recorded_with_what_it_waits_for(name, op, state):
+    f = make(name, capacity=1)
+    if op == "put":
+        f.put("http://full.test/")
+
+    def run() -> None:
+        call = (lambda: f.put("http://more.test/", timeout=0.01)) if op == "put" else (
+            lambda: f.get(timeout=0.01))
+        with pytest.raises(frontier.Full if op == "put" else frontier.Empty):
+            call()
+
+    states = [s for _, s in _recorded(run)]
+    assert states and set(states) == {state}, states
+
+
+def test_nothing_is_recorded_without_a_recorder():
+    from frontier import probe
+
+    assert probe.recorder is None
+    f = frontier.create("monitor", capacity=1)
+    with pytest.raises(frontier.Empty):
+        f.get(timeout=0.01)
+    with probe.recording(lambda *a: None), pytest.raises(RuntimeError):
+        with probe.recording(lambda *a: None):
+            pass
+    assert probe.recorder is None
+
+
+def test_crawl_timeline_flag_writes_the_picture_and_the_trace(tmp_path, capsys):
+    from crawlers.cli import main
+
+    stem = tmp_path / "monitor"
+    assert main(["crawl", "--sim", "--latency", "0.001", "--pages", "120", "--sites", "3",
+                 "--threads", "3", "--capacity", "4", "--timeline", f"{stem}.png"]) == 0
+    assert f"timeline: {stem}.png and {stem}.json" in capsys.readouterr().err
+    assert stem.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    events = json.loads(stem.with_suffix(".json").read_text())["traceEvents"]
+    threads = {e["args"]["name"] for e in events if e["ph"] == "M"}
+    assert {"robot-0", "robot-1", "robot-2"} <= threads
+    assert sum(1 for e in events if e["ph"] == "X" and e["name"] == "fetch") == 120
+
+
+def test_crawl_timeline_in_a_missing_folder_is_one_line_and_exit_2(tmp_path, capsys):
+    from crawlers.cli import main
+
+    assert main(["crawl", "--sim", "--timeline", str(tmp_path / "no" / "t")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--timeline: no such folder" in err[0], err

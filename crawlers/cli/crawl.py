@@ -48,6 +48,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     g.add_argument("--out", metavar="DIR",
                    help="write pages.jsonl, edges.txt and summary.json to DIR as the crawl goes")
+    g.add_argument("--timeline", metavar="FILE",
+                   help="record where each thread's time goes (fetch, lock, not_empty, not_full, "
+                   "polite, run) and write FILE.png (one row per thread) and FILE.json (Trace "
+                   "Event Format: open it in Perfetto or chrome://tracing)")
     g = p.add_argument_group("crash safety")
     g.add_argument("--state", metavar="DIR",
                    help="keep the crawl's state in a journal in DIR (SQLite, WAL); started again "
@@ -78,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         f = frontier.create(args.frontier)
     opts = web_options(args, threads=args.threads)
+    timeline, stem = _timeline_of(args.timeline)
     journal = None
     if args.state:
         from crawlers.crawl.journal import Journal
@@ -95,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
                 in_scope=target.in_scope, robots_allowed=target.robots_allowed,
                 politeness_wait=target.politeness_wait, sink=sink,
                 ground_truth=target.truth, watchdog=args.watchdog, producers=args.producers,
-                poll=None if args.untimed_waits else POLL, journal=journal,
+                poll=None if args.untimed_waits else POLL, thread_timeline=timeline,
+                journal=journal,
             )
             progress = None if args.json else _progress_printer()
             if journal is not None and not journal.fresh and not args.json:
@@ -110,12 +116,44 @@ def run(args: argparse.Namespace) -> int:
             journal.close()
         if sink is not None:
             sink.close(report.as_json() if report is not None else None)
+    if timeline is not None:
+        _write_timeline(timeline, stem, report, quiet=args.json)
     if args.json:
         print(json.dumps(report.as_json()))
     else:
         print(file=sys.stderr)
         print_report(report)
     return 0
+
+
+def _timeline_of(path: str | None):
+    """A fresh :class:`~crawlers.crawl.timeline.Timeline` and the path ``FILE`` without a
+    ``.png``/``.json`` suffix, or ``(None, None)``; a folder that does not exist is bad input."""
+    if path is None:
+        return None, None
+    from pathlib import Path
+
+    from crawlers.crawl.timeline import Timeline
+
+    stem = Path(path)
+    if stem.suffix in (".png", ".json"):
+        stem = stem.with_suffix("")
+    if not stem.parent.is_dir():
+        raise ValueError(f"--timeline: no such folder: {stem.parent}")
+    return Timeline(), stem
+
+
+def _write_timeline(timeline, stem, report, quiet: bool) -> None:
+    """Write ``stem``.json and ``stem``.png; say where (and where the time went) on stderr."""
+    trace = timeline.write_trace(stem.with_suffix(".json"))
+    png = timeline.plot(stem.with_suffix(".png"),
+                        title=f"{report.frontier}, {report.threads} robots: "
+                        f"{report.pages_fetched} pages in {report.seconds:.2f} s")
+    if not quiet:
+        totals = timeline.totals()
+        whole = sum(totals.values()) or 1.0
+        shares = ", ".join(f"{k} {100 * v / whole:.0f}%" for k, v in totals.items() if v)
+        print(f"timeline: {png} and {trace} (threads' time: {shares})", file=sys.stderr)
 
 
 def _progress_printer():

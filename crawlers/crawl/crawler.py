@@ -434,6 +434,7 @@ class Crawler:
         from frontier import probe
 
         # the frontier reports its lock and condition waits while the threads run
+        self.thread_timeline.t0 = time.perf_counter()  # its clock starts with the crawl
         with probe.recording(self.thread_timeline.record):
             return self._run(seconds, max_pages, progress)
 

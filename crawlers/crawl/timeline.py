@@ -151,7 +151,8 @@ class Timeline:
         from matplotlib.patches import Patch
 
         rows = [r for r in self.rows() if r[1]]
-        fig, ax = plt.subplots(figsize=(10, 0.35 * max(len(rows), 4) + 1.4))
+        height = 0.3 * max(len(rows), 4) + 1.6
+        fig, ax = plt.subplots(figsize=(10, height))
         for y, (_, spans) in enumerate(rows):
             first = min(a for _, a, _ in spans)
             last = max(b for _, _, b in spans)
@@ -168,10 +169,9 @@ class Timeline:
         if window is not None:
             ax.set_xlim(*window)
         ax.set_title(title, fontsize=10)
-        ax.legend(handles=[Patch(color=COLOURS[s], label=s) for s in STATES],
-                  loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.3 / max(len(rows), 4)),
-                  ncol=len(STATES), fontsize=8, frameon=False)
-        fig.tight_layout()
+        fig.legend(handles=[Patch(color=COLOURS[s], label=s) for s in STATES],
+                   loc="lower center", ncol=len(STATES), fontsize=8, frameon=False)
+        fig.tight_layout(rect=(0, 0.35 / height, 1, 1))  # room for the legend at the bottom
         path = Path(path)
         fig.savefig(path, dpi=110)
         plt.close(fig)
