@@ -14,7 +14,9 @@ per-superstep reports at the root and returns the :class:`~crawlers.bsp.report.B
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -258,6 +260,8 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
     try:
         with open_target(config.web) as target:
             setup = _setup(config, assignment, target)
+            intents = tempfile.TemporaryDirectory(prefix="crawlab-bsp-")
+            setup.settings.intents = intents.name
             group = ProcessGroup(config.procs, timeout=config.timeout, seeds=target.seeds)
             collector = Collector(config.procs, sink, target.truth)
             t_spawn = time.monotonic()
@@ -291,10 +295,35 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
                               "superstep": config.kill_at if r == config.kill_worker else None}
                              for r, code in group.dead]
             collector.report(report, t_end - t_start, stopped_by)
+            _count_refetched(report, group, intents.name)
+            if report.coverage is None:  # an unknown web: against every URL reached
+                reached = group.reached() | set(collector.seen)
+                report.coverage = report.unique_pages / len(reached) if reached else None
+                report.coverage_basis = "discovered"
+            intents.cleanup()
     finally:
         if own_sink:
             sink.close(report.as_json() if report.stopped_by else None)
     return report
+
+
+def _count_refetched(report: BspReport, group: ProcessGroup, intents: str) -> None:
+    """For each dead worker: the pages it started and never reported (its unfinished
+    superstep: the re-fetch bound) and, of those, the ones a survivor fetched (re-fetched)."""
+    if not group.dead:
+        return
+    bound = refetched = 0
+    for rank, _ in group.dead:
+        try:
+            with open(os.path.join(intents, f"started-{rank}.log"), "rb") as f:
+                started = {line[:-1].decode() for line in f if line.endswith(b"\n")}
+        except FileNotFoundError:  # it died before its first fetch
+            started = set()
+        unfinished = started - group.reported[rank]
+        others = set().union(*(group.reported[r] for r in range(group.size) if r != rank))
+        bound += len(unfinished)
+        refetched += len(unfinished & others)
+    report.refetch_bound, report.refetched = bound, refetched
 
 
 def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:

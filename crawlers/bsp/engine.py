@@ -142,6 +142,8 @@ class WorkerStep:
     the same from the worker's own links); ``misrouted`` received URLs it does not own (must
     stay 0); ``frontier`` the URLs waiting after the superstep (``spilled`` of them in the
     overflow list); seconds spent fetching (with processing), in the exchange, applying.
+    ``local`` the ``(url, cash)`` the worker put into its own frontier from its own pages: with
+    ``pages``, what a coordinator needs to hand a dead worker's unfinished URLs over.
     """
 
     rank: int
@@ -163,6 +165,7 @@ class WorkerStep:
     fetch_seconds: float = 0.0
     exchange_seconds: float = 0.0
     apply_seconds: float = 0.0
+    local: list[tuple[str, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -181,6 +184,10 @@ class WorkerSettings:
     keep_results: bool = False
     capacity: int = LARGE_CAPACITY  # for bounded frontiers
     kill: tuple[int, int] | None = None  # (rank, superstep): SIGKILL itself there
+    # a directory where worker r appends the URLs it starts fetching to started-r.log (one
+    # write per superstep, no fsync): how the driver counts what a dead worker's successor
+    # fetched again
+    intents: str | None = None
 
 
 class Worker:
@@ -331,6 +338,10 @@ class Worker:
         self.alive = list(fo.survivors)
         owner = self.ownership.owner
         batch: list[tuple[str, float]] = []
+        for url in fo.done:  # finished by a dead worker: never fetched again
+            if owner(url, before) in fo.dead and owner(url) == self.rank:
+                self.visited.claim(url)
+                self.fetched.add(url)
         for url, cash in fo.reseed:
             if owner(url, before) in fo.dead and owner(url) == self.rank:
                 self._offer(url, cash, batch)
@@ -354,6 +365,9 @@ class Worker:
         self._insert(seeds)
         total_fetched = 0
         superstep = 0
+        intents = -1 if s.intents is None else os.open(
+            os.path.join(s.intents, f"started-{self.rank}.log"),
+            os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         with ThreadPoolExecutor(max_workers=s.robots, thread_name_prefix="robot") as pool:
             while True:
                 if s.kill is not None and s.kill == (self.rank, superstep):
@@ -363,8 +377,11 @@ class Worker:
                 t0 = time.perf_counter()
                 self._refill()
                 urls = self._extract(self._cap(total_fetched))
+                if intents >= 0 and urls:
+                    os.write(intents, "".join(u + "\n" for u in urls).encode())
                 outbox, local = self._process(step, self._fetch_all(pool, urls))
                 self._insert(local)
+                step.local = local
                 step.sent_to = [len(m) for m in outbox]
                 step.urls_sent = sum(step.sent_to)
                 step.messages = sum(1 for m in outbox if m)
@@ -400,6 +417,8 @@ class Worker:
                 if self.stopped_by:
                     break
         self.frontier.close()
+        if intents >= 0:
+            os.close(intents)
         return self.stopped_by
 
     def _offer_seeds(self, batch: list[tuple[str, float]]) -> None:

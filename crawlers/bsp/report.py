@@ -76,6 +76,7 @@ class BspReport:
     errors: dict[str, int] = field(default_factory=dict)
     pages_per_second: float = 0.0
     coverage: float | None = None
+    coverage_basis: str | None = None  # "web": I / U; "discovered": I / URLs any worker reached
     quality: float | None = None
     web_size: int | None = None
     supersteps: int = 0
@@ -90,6 +91,11 @@ class BspReport:
     pages_per_worker: list[int] = field(default_factory=list)
     stopped_by: str = ""
     killed: list[dict[str, Any]] = field(default_factory=list)
+    # after a failover: pages the dead workers had started in their last, unreported superstep
+    # (the most a survivor can fetch again, itself at most R per dead worker), and the pages
+    # a survivor did fetch again (None without a death, or without the workers' started logs)
+    refetch_bound: int | None = None
+    refetched: int | None = None
     per_superstep: list[SuperstepRecord] = field(default_factory=list)
     fetched_urls: list[str] = field(default_factory=list, repr=False)
 
@@ -183,5 +189,6 @@ class Collector:
         if self.truth is not None:
             r.web_size = self.truth.size
             r.coverage = self.truth.coverage(unique)
+            r.coverage_basis = "web"
             r.quality = self.truth.quality(self.seen)
         return r

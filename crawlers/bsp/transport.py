@@ -87,14 +87,18 @@ class Failover:
     """Workers ``dead`` were lost; ``survivors`` (ranks, ascending) carry on.
 
     ``reseed`` lists ``(url, cash)`` pairs that may have been waiting in a dead worker's
-    frontier: the seeds and every URL ever routed to a dead worker (with the cash it received).
-    Each survivor keeps those it owns after the owner table is updated (see
-    :class:`crawlers.bsp.engine.Ownership`).
+    frontier and were not fetched: the seeds, every URL ever routed to a dead worker (with the
+    cash it received) and every URL it reported putting into its own frontier, less every page
+    reported fetched. ``done`` lists the pages the dead workers reported fetched: their new
+    owners count them as fetched, so no link brings them back. Each survivor keeps those it
+    owns after the owner table is updated (see :class:`crawlers.bsp.engine.Ownership`). So
+    only the pages of a dead worker's last, unreported superstep are fetched again.
     """
 
     dead: frozenset[int]
     survivors: tuple[int, ...]
     reseed: list[tuple[str, float]] = field(default_factory=list)
+    done: list[str] = field(default_factory=list)
 
 
 class Transport(Protocol):
@@ -240,6 +244,11 @@ class ProcessGroup:
         self._new_dead: set[int] = set()
         # every pickled message routed to each worker, kept to re-seed it if it dies
         self._routed: list[list[bytes]] = [[] for _ in range(size)]
+        # from each worker's gathered reports (objects with ``pages``, the URLs it fetched,
+        # and ``local``, the (url, cash) it put into its own frontier): what it finished and
+        # what it had discovered by itself, as of its last completed superstep
+        self.reported: list[set[str]] = [set() for _ in range(size)]
+        self._local: list[list[tuple[str, float]]] = [[] for _ in range(size)]
         self.rounds = 0
         self.round_seconds = 0.0  # coordinator time spent routing (not waiting)
         self.stopping = False  # set by request_stop; read once per round
@@ -311,7 +320,22 @@ class ProcessGroup:
         for rank, _ in self.dead:
             for message in self._routed[rank]:
                 reseed.extend(pickle.loads(message))
-        return Failover(dead=dead_now, survivors=tuple(sorted(self.alive)), reseed=reseed)
+            reseed.extend(self._local[rank])
+        done = set().union(*self.reported)
+        reseed = [(u, c) for u, c in reseed if u not in done]
+        finished = [u for rank, _ in self.dead for u in self.reported[rank]]
+        return Failover(dead=dead_now, survivors=tuple(sorted(self.alive)), reseed=reseed,
+                        done=finished)
+
+    def reached(self) -> set[str]:
+        """Every URL some worker reached: the seeds, the URLs routed between workers and those
+        the workers reported putting into their own frontiers. O(URLs routed)."""
+        urls = set(self.seeds)
+        for rank in range(self.size):
+            urls.update(u for u, _ in self._local[rank])
+            for message in self._routed[rank]:
+                urls.update(u for u, _ in pickle.loads(message))
+        return urls
 
     def serve(self, on_gather: Callable[[dict[int, Any]], None],
               on_start: Callable[[], None] | None = None) -> None:
@@ -369,6 +393,9 @@ class ProcessGroup:
             everything = [payloads.get(r) for r in range(self.size)]
             return {r: everything for r in ranks}
         if op == "gather":
+            for r, report in payloads.items():
+                self.reported[r].update(getattr(report, "pages", ()))
+                self._local[r].extend(getattr(report, "local", ()))
             on_gather(payloads)
             return {r: None for r in ranks}
         raise BspError(f"unknown collective {op!r}")

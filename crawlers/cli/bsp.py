@@ -119,7 +119,8 @@ def print_report(r) -> None:
         ("supersteps", str(r.supersteps)),
         ("pages fetched N / unique I", f"{r.pages_fetched} / {r.unique_pages}"),
         ("overlap (N-I)/I", f"{r.overlap:.3f}"),
-        ("coverage I/U", num(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")),
+        ("coverage I/U", num(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")
+         + ("  (U = URLs any worker reached)" if r.coverage_basis == "discovered" else "")),
         ("quality vs PageRank", num(r.quality)),
         ("pages per second", f"{r.pages_per_second:.1f}"),
         ("pages per worker", " ".join(map(str, r.pages_per_worker))),
@@ -132,6 +133,9 @@ def print_report(r) -> None:
     if r.killed:
         rows.append(("workers lost", ", ".join(
             f"{k['rank']} (exit {k['exitcode']})" for k in r.killed)))
+    if r.refetch_bound is not None:
+        rows.append(("re-fetched after failover", f"{r.refetched} (bound {r.refetch_bound}: "
+                     f"started in the lost superstep; at most R = {r.R} per lost worker)"))
     for k, v in rows:
         t.add_row(k, v)
     console = Console()

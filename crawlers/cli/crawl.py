@@ -52,6 +52,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="record where each thread's time goes (fetch, lock, not_empty, not_full, "
                    "polite, run) and write FILE.png (one row per thread) and FILE.json (Trace "
                    "Event Format: open it in Perfetto or chrome://tracing)")
+    g = p.add_argument_group("crash safety")
+    g.add_argument("--state", metavar="DIR",
+                   help="keep the crawl's state in a journal in DIR (SQLite, WAL); started again "
+                   "with the same DIR, the crawl resumes after a crash or a stop")
+    g.add_argument("--commit-every", type=positive_int, metavar="N",
+                   help="group commit: journal N pages per commit (one fsync); a crash re-fetches "
+                   "at most threads + N pages (default: 64)")
+    g.add_argument("--commit-ms", type=positive, metavar="MS",
+                   help="commit queued pages at least this often (default: 1000 ms)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,6 +83,14 @@ def run(args: argparse.Namespace) -> int:
         f = frontier.create(args.frontier)
     opts = web_options(args, threads=args.threads)
     timeline, stem = _timeline_of(args.timeline)
+    journal = None
+    if args.state:
+        from crawlers.crawl.journal import Journal
+
+        journal = Journal(args.state, commit_every=args.commit_every or 64,
+                          commit_ms=args.commit_ms or 1000.0)
+    elif args.commit_every is not None or args.commit_ms is not None:
+        raise ValueError("--commit-every and --commit-ms need --state (there is no journal)")
     sink = CrawlOutput(args.out) if args.out else None
     report = None
     try:
@@ -84,14 +101,19 @@ def run(args: argparse.Namespace) -> int:
                 politeness_wait=target.politeness_wait, sink=sink,
                 ground_truth=target.truth, watchdog=args.watchdog, producers=args.producers,
                 poll=None if args.untimed_waits else POLL, thread_timeline=timeline,
+                journal=journal,
             )
             progress = None if args.json else _progress_printer()
+            if journal is not None and not journal.fresh and not args.json:
+                print(f"resuming the crawl journaled in {args.state}", file=sys.stderr)
             if not args.json:
                 print(f"crawling {target.description} with {args.threads} robots on "
                       f"'{args.frontier}'", file=sys.stderr)
             report = crawler.run(seconds=args.seconds, max_pages=args.max_pages,
                                  progress=progress)
     finally:
+        if journal is not None:
+            journal.close()
         if sink is not None:
             sink.close(report.as_json() if report is not None else None)
     if timeline is not None:
@@ -162,7 +184,8 @@ def print_report(r) -> None:
         ("pages fetched N", str(r.pages_fetched)),
         ("unique pages I", str(r.unique_pages)),
         ("overlap (N-I)/I", f"{r.overlap:.3f}"),
-        ("coverage I/U", pct(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")),
+        ("coverage I/U", pct(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")
+         + ("  (U = URLs discovered)" if r.coverage_basis == "discovered" else "")),
         ("quality vs PageRank", pct(r.quality)),
         ("pages per second", f"{r.pages_per_second:.1f}"),
         ("pages per thread", " ".join(map(str, r.pages_per_thread))),
@@ -170,6 +193,9 @@ def print_report(r) -> None:
         ("URLs spilled / dropped / lost", f"{r.urls_spilled} / {r.urls_dropped} / {r.urls_lost}"),
         ("visited-set races", str(r.visited_races)),
     ]
+    if r.refetch_bound is not None:
+        rows.append(("resumed / re-fetched (bound)",
+                     f"{r.resumed} / {r.refetched} (<= {r.refetch_bound})"))
     if r.producers:
         rows.append(("producers / hand-off peak", f"{r.producers} / {r.handoff_peak} URLs"))
     stats = {k: v for k, v in r.frontier_stats.items() if v}

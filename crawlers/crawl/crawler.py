@@ -72,7 +72,9 @@ class Crawler:
     the module docstring (0: robots put their own links). ``poll``: how long a thread waits in
     the frontier before it looks again (at the stop flag, the spill store); ``None`` waits until
     woken, as plain Python threads do, which lets a frontier's lost wake-ups show (the
-    frontier's ``close()`` at the end wakes everyone).
+    frontier's ``close()`` at the end wakes everyone). ``journal``: a
+    :class:`~crawlers.crawl.journal.Journal` to keep the crawl's state in and resume from;
+    ``run()`` begins its session and closes it.
     """
 
     def __init__(
@@ -93,6 +95,7 @@ class Crawler:
         producers: int = 0,
         poll: float | None = POLL,
         thread_timeline: Any = None,
+        journal: Any = None,
     ) -> None:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
@@ -123,6 +126,9 @@ class Crawler:
         self._spill: deque[tuple[str, float]] = deque()  # overflow of the `spill` policy
         self.producers = producers
         self.poll = poll
+        self.journal = journal
+        self._resumed = 0
+        self._refetch_bound: int | None = None
         # Batches of new links from the robots to the producers (producers > 0 only).
         self._handoff: queue.SimpleQueue[list[tuple[str, float]]] = queue.SimpleQueue()
         self._stop = threading.Event()
@@ -300,6 +306,8 @@ class Crawler:
                         tl.record("polite", start, time.perf_counter())
                     with self._work_lock:
                         self._polite_waited += waited
+            if self.journal is not None:
+                self.journal.started(url)
             if tl is None:
                 result = self.fetcher.fetch(url)
             else:
@@ -331,6 +339,8 @@ class Crawler:
                     new.append((u, c))
         else:
             new = [(u, 0.0) for u in links if self.visited.claim(u)]
+        if self.journal is not None:  # before the links can be fetched (crawlers.crawl.journal)
+            self.journal.record(url, result.status, result.error, new)
         self._enqueue(i, new)
 
     def _robot(self, i: int) -> None:
@@ -433,6 +443,9 @@ class Crawler:
         self._budget = max_pages
         self._t0 = time.monotonic()
         seeds = [(u, self.opic.priority(u) if self.opic else 0.0) for u in self.seeds]
+        restored = None if self.journal is None else self.journal.begin(seeds, self.threads)
+        if restored is not None:
+            seeds = self._restore(restored)
         seeds = [(u, p) for u, p in seeds if self.visited.claim(u)]
         if not seeds:
             self._finish("exhausted")
@@ -481,11 +494,26 @@ class Crawler:
             self.frontier.close()
             for t in [*robots, seeder, watchdog]:
                 t.join(timeout=max(5.0, 3 * self.watchdog))
+            if self.journal is not None:
+                self.journal.close()
         # Pages in flight when the crawl stopped are still counted when they land, so the clock
         # runs until the last of them: pages per second never count a page without its time.
         with self._work_lock:
             elapsed = max(stopped, self._last_page) - self._t0
         return self._report(elapsed)
+
+    def _restore(self, restored: Any) -> list[tuple[str, float]]:
+        """Take up a journal's crawl: its done pages count as fetched, every URL it discovered
+        as claimed; returns its frontier (to put like seeds, priorities kept)."""
+        for url in restored.done:
+            self.visited.claim(url)
+        if self._fetch_once is not None:
+            for url in restored.done:
+                self._fetch_once.claim(url)
+        self._fetched.update(restored.done)
+        self._resumed = len(restored.done)
+        self._refetch_bound = restored.refetch_bound
+        return restored.frontier  # put through the seeds' path, which claims them
 
     def _report(self, elapsed: float | None = None) -> CrawlReport:
         final = elapsed is not None
@@ -496,10 +524,10 @@ class Crawler:
                 frontier=self.frontier.name,
                 threads=self.threads,
                 seconds=round(elapsed, 4),
-                pages_fetched=n,
+                pages_fetched=n + self._resumed,
                 unique_pages=unique,
-                duplicates=n - unique,
-                overlap=overlap(n, unique),
+                duplicates=n + self._resumed - unique,
+                overlap=overlap(n + self._resumed, unique),
                 errors=dict(self._errors),
                 pages_per_second=n / elapsed if elapsed > 0 else 0.0,
                 pages_per_thread=list(self._per_thread),
@@ -514,6 +542,8 @@ class Crawler:
                 deadlock_after=self._deadlock_after,
                 producers=self.producers,
                 handoff_peak=self._handoff_peak,
+                resumed=self._resumed,
+                refetch_bound=self._refetch_bound,
             )
             fetched = list(self._fetched) if final else []
             if final and self.record_timeline:
@@ -522,8 +552,15 @@ class Crawler:
             if self._stopped_by == "stalled":
                 r.urls_lost = max(self._pending, 0)
             r.frontier_stats = self.frontier.stats.as_dict()
+            if self.journal is not None:
+                r.refetched = self.journal.refetched()
+                r.journal_commits = self.journal.commits
             if self.truth is not None:
                 r.web_size = self.truth.size
                 r.coverage = self.truth.coverage(unique)
+                r.coverage_basis = "web"
                 r.quality = self.truth.quality(fetched)
+            elif r.urls_discovered:  # an unknown web: against every URL the crawl reached
+                r.coverage = unique / r.urls_discovered
+                r.coverage_basis = "discovered"
         return r

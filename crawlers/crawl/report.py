@@ -49,7 +49,12 @@ class GroundTruth:
 @dataclass
 class CrawlReport:
     """What a crawl did. ``pages_fetched`` N counts every fetch, ``unique_pages`` I the distinct
-    URLs fetched, ``duplicates`` = N - I (repeated work), ``overlap`` = (N - I) / I."""
+    URLs fetched, ``duplicates`` = N - I (repeated work), ``overlap`` = (N - I) / I.
+
+    With a journal, N and I cover the whole crawl: ``resumed`` pages were fetched by earlier
+    sessions (``pages_per_second`` counts this session's only); ``refetched`` pages were
+    fetched again because a crash lost their record, at most ``refetch_bound`` (see
+    :mod:`crawlers.crawl.journal`)."""
 
     frontier: str
     threads: int
@@ -62,6 +67,7 @@ class CrawlReport:
     pages_per_second: float = 0.0
     pages_per_thread: list[int] = field(default_factory=list)
     coverage: float | None = None
+    coverage_basis: str | None = None  # "web": I / U; "discovered": I / URLs the crawl reached
     quality: float | None = None
     web_size: int | None = None
     links_found: int = 0
@@ -76,6 +82,10 @@ class CrawlReport:
     deadlock_after: float | None = None
     producers: int = 0
     handoff_peak: int = 0
+    resumed: int = 0
+    refetched: int = 0
+    refetch_bound: int | None = None
+    journal_commits: int = 0
     frontier_stats: dict[str, int] = field(default_factory=dict)
     timeline: list[tuple[float, str]] = field(default_factory=list, repr=False)
 

@@ -1,0 +1,307 @@
+"""The crawl journal: a threaded crawl's state on disk, so that a killed crawl resumes.
+
+``crawlab crawl --state DIR`` keeps in ``DIR/journal.sqlite`` (SQLite, WAL mode, the standard
+library's ``sqlite3``) one row per URL the crawl discovered: its priority, and once it was
+fetched, that it is done (with its status and error). The frontier's contents are the rows not
+done. Started again with the same ``DIR``, the crawl resumes: done URLs are not fetched again,
+the others go back into the frontier with their priorities.
+
+**What a commit holds.** A fetched page's record (done, status) and the rows of the new links
+it found go into the journal *in the same transaction*: a page is never marked done without its
+links. So in every committed state each URL the crawl reached is either done, with its links
+discovered, or discovered and not done (back in the frontier on resume), and by induction from
+the seeds a resumed crawl reaches every page an uninterrupted one does: a crash loses no page,
+whatever moment it strikes. (Robots hand the record over before they put the links into the
+frontier, so records are committed in the order the crawl discovered them; this keeps the
+journal easy to reason about, but no page would be lost without it.)
+
+**Group commit.** Records wait in memory and are committed ``commit_every`` at a time (and at
+least every ``commit_ms`` milliseconds, by a flusher thread); each commit is one ``fsync`` of
+the write-ahead log (``PRAGMA synchronous=FULL``). Invariant: at most ``commit_every`` records
+are ever uncommitted; a robot whose record would exceed that waits until the batch is
+committed. After ``kill -9``, the pages fetched again on resume are the uncommitted records
+(at most ``commit_every``) plus the pages whose fetch had started but whose record was not yet
+queued (at most one per robot): **the re-fetch bound is threads + commit_every** per crash.
+
+**Counting re-fetches.** Before each fetch, a robot appends ``session<TAB>url`` to
+``DIR/started.log`` with one unbuffered ``write`` on an ``O_APPEND`` file, without ``fsync``:
+the kernel keeps what a killed process wrote (only a power loss can drop its tail). The log is
+not part of the crawl's state (deleting it changes no page); it only lets the report say how
+many pages were fetched in more than one session (``refetched``).
+
+Bad journals never start a fresh crawl silently: an unreadable, truncated or foreign file, or a
+journal made for other seeds, raises :class:`JournalError` (a ``ValueError``: one line, exit 2
+on the command line).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["FORMAT", "Journal", "JournalError", "Restored"]
+
+FORMAT = "crawlab-journal-1"  # meta 'format': the schema version this module reads and writes
+DB, LOG = "journal.sqlite", "started.log"
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE url(
+    url TEXT PRIMARY KEY,
+    priority REAL NOT NULL,
+    done INTEGER NOT NULL DEFAULT 0,
+    status INTEGER,
+    error TEXT,
+    session INTEGER
+);
+CREATE TABLE session(
+    id INTEGER PRIMARY KEY,
+    threads INTEGER NOT NULL,
+    commit_every INTEGER NOT NULL,
+    clean INTEGER NOT NULL DEFAULT 0
+);
+"""
+
+
+class JournalError(ValueError):
+    """The journal cannot be used: unreadable, corrupt, foreign, or made for another crawl."""
+
+
+@dataclass
+class Restored:
+    """What a resumed crawl starts from: ``done`` URLs (fetched in earlier sessions), the
+    ``frontier`` (discovered, not done, with priorities, in discovery order), and
+    ``refetch_bound``: the re-fetches the earlier sessions' crashes may cost, threads +
+    commit_every for each session that did not end cleanly."""
+
+    done: list[str]
+    frontier: list[tuple[str, float]]
+    refetch_bound: int
+
+
+class Journal:
+    """A crawl's journal in ``directory``; thread-safe. Opening checks the file (an existing
+    journal must be readable and ours, see :class:`JournalError`); :meth:`begin` starts a
+    session. :meth:`record` is O(links) and blocks only while ``commit_every`` records wait
+    for a commit; a commit is O(records) plus one ``fsync``."""
+
+    def __init__(self, directory: str | Path, *, commit_every: int = 64,
+                 commit_ms: float = 1000.0) -> None:
+        if isinstance(commit_every, bool) or not isinstance(commit_every, int) or commit_every < 1:
+            raise ValueError(f"commit_every must be a positive integer, got {commit_every!r}")
+        if not commit_ms > 0:
+            raise ValueError(f"commit_ms must be positive, got {commit_ms!r}")
+        self.dir = Path(directory)
+        self.commit_every = commit_every
+        self.commit_ms = commit_ms
+        self.path = self.dir / DB
+        self.fresh = not self.path.exists()
+        if self.fresh:
+            leftovers = [p.name for p in (self.dir / LOG, self.dir / (DB + "-wal"))
+                         if p.exists()]
+            if leftovers:
+                raise JournalError(f"{self.dir} holds {', '.join(leftovers)} but no {DB}: "
+                                   "the journal is missing; remove the directory to start afresh")
+            try:
+                self.dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise JournalError(f"cannot create {self.dir}: {exc.strerror}") from None
+        self._db = self._connect()
+        self.session = 0
+        self.commits = 0
+        self._log_fd = -1
+        # _commit_lock serializes commits (one transaction at a time on the connection).
+        self._commit_lock = threading.Lock()
+        # _buffer_lock guards _buffer (records queued, not yet committed, in queue order);
+        # _room is signalled when a commit removes records from it.
+        self._buffer_lock = threading.Lock()
+        self._room = threading.Condition(self._buffer_lock)
+        self._buffer: list[tuple[str, int | None, str | None, list[tuple[str, float]]]] = []
+        self._stop = threading.Event()
+        self._flusher: threading.Thread | None = None
+
+    # -- opening ------------------------------------------------------------------------------
+
+    def _create(self) -> None:
+        """Make an empty journal atomically: built beside, then renamed into place, so a kill
+        during creation leaves no half-made journal behind (a fresh start, not an error)."""
+        tmp = self.dir / (DB + ".new")
+        tmp.unlink(missing_ok=True)
+        db = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.executescript("BEGIN;" + _SCHEMA
+                             + f"INSERT INTO meta VALUES ('format', '{FORMAT}'); COMMIT;")
+        finally:
+            db.close()
+        os.replace(tmp, self.path)
+
+    def _connect(self) -> sqlite3.Connection:
+        where = f"{self.path}"
+        try:
+            if self.fresh:
+                self._create()
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            check = db.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise JournalError(f"{where} is corrupt ({check}); remove it to start afresh")
+            row = None
+            tables = {r[0] for r in db.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+            if "meta" in tables:
+                row = db.execute("SELECT value FROM meta WHERE key='format'").fetchone()
+            if row is None or row[0] != FORMAT or not {"url", "session"} <= tables:
+                raise JournalError(f"{where} is not a crawlab journal ({FORMAT})")
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode != "wal":
+                raise JournalError(f"{where}: cannot use write-ahead logging ({mode})")
+            db.execute("PRAGMA synchronous=FULL")  # every commit fsyncs the WAL
+            return db
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{where} is not a readable crawl journal ({exc})") from None
+
+    def begin(self, seeds: Iterable[tuple[str, float]], threads: int) -> Restored | None:
+        """See :meth:`_begin`; a database error (damage the opening check missed) is a
+        :class:`JournalError`, never a traceback."""
+        try:
+            return self._begin(seeds, threads)
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
+
+    def _begin(self, seeds: Iterable[tuple[str, float]], threads: int) -> Restored | None:
+        """Start a session of ``threads`` robots. A fresh journal records ``seeds`` (URL,
+        priority) and returns ``None``; an existing one must have been made for the same
+        seeds (else :class:`JournalError`) and returns what to resume from. Starts the
+        flusher thread."""
+        seeds = list(seeds)
+        urls = [u for u, _ in seeds]
+        db = self._db
+        row = db.execute("SELECT value FROM meta WHERE key='seeds'").fetchone()
+        if row is None:  # fresh, or killed before its first session began
+            db.execute("BEGIN")
+            db.execute("INSERT INTO meta VALUES ('seeds', ?)", (json.dumps(urls),))
+            db.executemany("INSERT OR IGNORE INTO url(url, priority) VALUES (?, ?)", seeds)
+            restored = None
+        else:
+            old = json.loads(row[0])
+            if old != urls:
+                shown = ", ".join(old)[:200]
+                raise JournalError(f"{self.path} is the journal of another crawl (seeds: "
+                                   f"{shown}); give the same web, or another --state")
+            done = [r[0] for r in db.execute("SELECT url FROM url WHERE done ORDER BY rowid")]
+            todo = [(u, p) for u, p in db.execute(
+                "SELECT url, priority FROM url WHERE NOT done ORDER BY rowid")]
+            bound = db.execute("SELECT coalesce(sum(threads + commit_every), 0) FROM session "
+                               "WHERE NOT clean").fetchone()[0]
+            restored = Restored(done=done, frontier=todo,
+                                refetch_bound=int(bound))
+            db.execute("BEGIN")
+        cur = db.execute("INSERT INTO session(threads, commit_every) VALUES (?, ?)",
+                         (threads, self.commit_every))
+        self.session = int(cur.lastrowid)
+        db.execute("COMMIT")
+        self.commits += 1
+        self._log_fd = os.open(self.dir / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._flusher = threading.Thread(target=self._flush_loop, name="journal-flusher",
+                                         daemon=True)
+        self._flusher.start()
+        return restored
+
+    # -- the robots' side ---------------------------------------------------------------------
+
+    def started(self, url: str) -> None:
+        """A robot is about to fetch ``url``: one ``write`` to the started log (no fsync)."""
+        os.write(self._log_fd, f"{self.session}\t{url}\n".encode())
+
+    def record(self, url: str, status: int | None, error: str | None,
+               links: list[tuple[str, float]]) -> None:
+        """Queue ``url`` as done with the new ``links`` (URL, priority) it found; commits when
+        ``commit_every`` records wait. Call before putting the links into the frontier."""
+        with self._buffer_lock:
+            while len(self._buffer) >= self.commit_every:
+                self._room.wait()
+            self._buffer.append((url, status, error, links))
+            full = len(self._buffer) >= self.commit_every
+        if full:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit every queued record (one transaction, one fsync). Records queued meanwhile
+        wait for the next commit."""
+        with self._commit_lock:
+            with self._buffer_lock:
+                batch = list(self._buffer)
+            if not batch:
+                return
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                for url, status, error, links in batch:
+                    db.executemany(
+                        "INSERT INTO url(url, priority) VALUES (?, ?) ON CONFLICT(url) "
+                        "DO UPDATE SET priority = max(priority, excluded.priority)", links)
+                    db.execute(
+                        "INSERT INTO url(url, priority, done, status, error, session) "
+                        "VALUES (?, 0, 1, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET done = 1, "
+                        "status = excluded.status, error = excluded.error, "
+                        "session = excluded.session", (url, status, error, self.session))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            self.commits += 1
+            with self._buffer_lock:
+                del self._buffer[: len(batch)]
+                self._room.notify_all()
+
+    def _flush_loop(self) -> None:
+        while not self._stop.wait(self.commit_ms / 1000):
+            self.flush()
+
+    # -- the end ------------------------------------------------------------------------------
+
+    def refetched(self) -> int:
+        """Pages fetched in more than one session, summed over the extra sessions (from the
+        started log; a torn last line is ignored). O(lines of the log)."""
+        sessions: dict[str, set[str]] = {}
+        with open(self.dir / LOG, "rb") as f:
+            for line in f:
+                if not line.endswith(b"\n"):
+                    break
+                session, _, url = line[:-1].decode().partition("\t")
+                sessions.setdefault(url, set()).add(session)
+        return sum(len(s) - 1 for s in sessions.values())
+
+    def close(self) -> None:
+        """Commit what is queued, mark the session clean (its crawl stopped, nothing in
+        flight), and close. Idempotent."""
+        self._stop.set()
+        if self._flusher is not None:
+            self._flusher.join()
+            self._flusher = None
+        if self._db is None:
+            return
+        self.flush()
+        if self.session:
+            self._db.execute("UPDATE session SET clean = 1 WHERE id = ?", (self.session,))
+        self._db.close()
+        self._db = None
+        if self._log_fd >= 0:
+            os.close(self._log_fd)
+            self._log_fd = -1
+
+    def _check(self) -> None:
+        """Assert the invariant: at most ``commit_every`` records uncommitted."""
+        with self._buffer_lock:
+            assert len(self._buffer) <= self.commit_every, (len(self._buffer), self.commit_every)
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
