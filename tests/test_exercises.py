@@ -69,6 +69,9 @@ def test_a_class_that_says_it_is_not_correct_is_still_graded_as_the_exercise_ask
     assert "FAILED tests/test_frontier_contract.py::test_class_attributes[ex1-bounded-fifo]" in out
     assert "correct=False" in out
     rc, out = grade(CHEATS, "ex1", "-x", "-k", "not test_class_attributes", quiet=False)
-    assert rc == 1 and re.search(r"^ex1 .* FAIL \(pytest exit 1\)$", out, re.M), out[-3000:]
+    # what it does fails a test, or spins past the grader's per-test limit (the watchdog stops
+    # it, and pytest may then end with an internal error): FAIL either way, never PASS
+    assert rc == 1 and re.search(r"^ex1 .* FAIL \(pytest exit [13]\)$", out, re.M), out[-3000:]
     failed = re.findall(r"^FAILED (\S+)", out, re.M)
-    assert failed and all("[ex1-bounded-fifo]" in f for f in failed), failed
+    timed_out = "Timeout (>" in out
+    assert timed_out or (failed and all("[ex1-bounded-fifo]" in f for f in failed)), failed
