@@ -19,11 +19,9 @@ Each crawl writes a PNG and a Trace Event Format JSON (open it in Perfetto or ch
 
 from __future__ import annotations
 
-import statistics
-
 from crawlers.crawl.timeline import STATES, Timeline
 from labs.crawlbench import make_web, sim_crawl
-from labs.harness import Lab, machine_line
+from labs.harness import Lab, machine_line, spread
 
 # name -> (frontier, robots, producers, capacity, when_full, latency, untimed waits)
 SCENARIOS = {
@@ -74,14 +72,13 @@ def main(argv=None) -> int:
             cost.append({"round": i, "timeline": recorded,
                          "pages_per_second": round(r.pages_per_second, 1)})
     lab.write_csv(cost, stem="timeline-overhead")
-    on = statistics.median(c["pages_per_second"] for c in cost if c["timeline"])
-    off = statistics.median(c["pages_per_second"] for c in cost if not c["timeline"])
-    ratios = [a["pages_per_second"] / b["pages_per_second"]
-              for a, b in zip(cost[::2], cost[1::2])]
-    ratios = [x if cost[2 * k]["timeline"] else 1 / x for k, x in enumerate(ratios)]
-    print(f"# recording a timeline: {on:,.0f} vs {off:,.0f} pages/s without "
-          f"(median of {rounds} each); per-round ratio with/without median "
-          f"{statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
+    rate = {(c["round"], c["timeline"]): c["pages_per_second"] for c in cost}
+    on = spread(rate[i, True] for i in range(rounds))
+    off = spread(rate[i, False] for i in range(rounds))
+    ratio = spread(rate[i, True] / rate[i, False] for i in range(rounds))
+    print(f"# recording a timeline: {on['median']:,.0f} vs {off['median']:,.0f} pages/s "
+          f"without (median of {rounds} each); per-round ratio with/without median "
+          f"{ratio['median']:.3f} (min {ratio['min']:.3f}, max {ratio['max']:.3f})")
     return lab.done()
 
 

@@ -44,6 +44,11 @@ COLOURS = {
 }
 
 
+def _life(spans: list[tuple[str, float, float]]) -> tuple[float, float]:
+    """A thread's row: from its first stamp to its last (``spans`` not empty)."""
+    return min(a for _, a, _ in spans), max(b for _, _, b in spans)
+
+
 class Timeline:
     """Per-thread intervals ``(state, start, end)`` in seconds of :func:`time.perf_counter`.
 
@@ -95,7 +100,7 @@ class Timeline:
             threads = list(self._threads)
         out = []
         for name, buffer in threads:
-            spans = sorted((s, a - self.t0, b - self.t0) for s, a, b in list(buffer))
+            spans = [(s, a - self.t0, b - self.t0) for s, a, b in list(buffer)]
             out.append((name, sorted(spans, key=lambda x: x[1])))
         return out
 
@@ -105,7 +110,8 @@ class Timeline:
         for _, spans in self.rows():
             if not spans:
                 continue
-            life = max(b for _, _, b in spans) - min(a for _, a, _ in spans)
+            first, last = _life(spans)
+            life = last - first
             busy = 0.0
             for state, a, b in spans:
                 if state != "run":
@@ -123,8 +129,7 @@ class Timeline:
                            "args": {"name": name}})
             if not spans:
                 continue
-            first = min(a for _, a, _ in spans)
-            last = max(b for _, _, b in spans)
+            first, last = _life(spans)
             events.append({"name": "run", "cat": "thread", "ph": "X", "pid": 1, "tid": tid,
                            "ts": round(first * 1e6, 3), "dur": round((last - first) * 1e6, 3)})
             for state, a, b in spans:
@@ -154,8 +159,7 @@ class Timeline:
         height = 0.3 * max(len(rows), 4) + 1.6
         fig, ax = plt.subplots(figsize=(10, height))
         for y, (_, spans) in enumerate(rows):
-            first = min(a for _, a, _ in spans)
-            last = max(b for _, _, b in spans)
+            first, last = _life(spans)
             ax.broken_barh([(first, last - first)], (y - 0.4, 0.8), color=COLOURS["run"])
             by_state: dict[str, list[tuple[float, float]]] = {}
             for state, a, b in spans:
