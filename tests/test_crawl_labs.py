@@ -73,10 +73,14 @@ def test_the_locked_control_crawls_every_page_once_at_every_switch_interval():
 def test_the_races_lab_counts_agree_with_the_ground_truth():
     web = make_web(pages=400, sites=4, seed=3)
     row = races.crawl_to_the_end(web, races.WINDOW, 4, 1e-4, capacity=30, seed=3)
-    assert row["fetched_twice"] == row["handed_out_twice"] + row["visited_races"]
+    dup, out, raced = row["fetched_twice"], row["handed_out_twice"], row["visited_races"]
+    # a page fetched twice was handed out twice, or claimed new by two threads and stored twice
+    # (whose second copy may be overwritten before anyone takes it: hence <=, as seen on 3.13t)
+    assert out <= dup <= out + raced
     assert row["unique_pages"] + row["never_fetched"] == row["urls_discovered"]
-    if row["stopped_by"] == "stalled":
-        assert row["urls_lost"] == row["never_fetched"] - row["fetched_twice"]
+    if row["stopped_by"] == "stalled":  # pending = claims - fetches, and claims = urls + races
+        assert row["urls_lost"] == row["never_fetched"] - dup + raced
+    assert races.counts_agree(row)
 
 
 # -- memory -----------------------------------------------------------------------------------

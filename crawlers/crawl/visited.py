@@ -62,7 +62,9 @@ class RacyVisitedSet(VisitedSet):
 
     Two threads may both find a URL new and both crawl it. Each claim that *thinks* it won also
     registers in a ``dict`` with ``setdefault`` (atomic); finding another thread already there
-    is the race caught red-handed, counted in ``races``.
+    is the race caught red-handed, counted in ``races``. The counter has a lock of its own,
+    taken only after the race window, so the count is exact on a free-threaded build too while
+    the claim stays racy: ``claims that returned True == len(self) + races``.
     """
 
     racy = True
@@ -70,6 +72,8 @@ class RacyVisitedSet(VisitedSet):
     def __init__(self) -> None:
         super().__init__()
         self._owner: dict[int, int] = {}
+        # _races_lock guards the counter `races` only (a bare += loses counts without the GIL).
+        self._races_lock = threading.Lock()
 
     def claim(self, url: str) -> bool:
         """Check, then add, with a window in between (the paper's race)."""
@@ -79,5 +83,6 @@ class RacyVisitedSet(VisitedSet):
         self._seen.add(fp)
         me = threading.get_ident()
         if self._owner.setdefault(fp, me) != me:
-            self.races += 1  # another thread also found it new: a duplicate crawl
+            with self._races_lock:
+                self.races += 1  # another thread also found it new: a duplicate crawl
         return True
