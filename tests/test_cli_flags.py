@@ -55,6 +55,19 @@ def test_politeness_given_is_the_delay_used(site, capsys):
     assert report["politeness_waited"] > 0.0
 
 
+def test_a_sites_crawl_delay_holds_with_politeness_zero(tmp_path, capsys):
+    """robots.txt's ``Crawl-delay`` was parsed and never applied; ``--politeness 0`` removes
+    our delay, not the one the site asked for (1 s: whole seconds are all robotparser reads)."""
+    (tmp_path / "robots.txt").write_text("User-agent: *\nCrawl-delay: 1\n")
+    (tmp_path / "index.html").write_text("<a href='p1.html'>next</a>")
+    (tmp_path / "p1.html").write_text("the end")
+    with WebServer(dirs=[str(tmp_path)], mode="thread") as server:
+        (seed,) = server.seed_urls
+        report = _crawl_json(capsys, "--seed-url", seed, "--politeness", "0", "--threads", "1")
+    assert report["unique_pages"] == 2
+    assert report["politeness_waited"] >= 0.5  # the second page waited for the site's slot
+
+
 def test_bsp_politeness_zero_crawls_the_site(site, capsys):
     """``crawlab bsp`` takes the same web flags; with no delay the local site is crawled."""
     assert main(["bsp", "--procs", "1", "--robots", "1", "--seed-url", site,
@@ -63,8 +76,8 @@ def test_bsp_politeness_zero_crawls_the_site(site, capsys):
 
 
 def test_web_options_keep_the_users_politeness():
-    """The options the command builds carry 0 through, and the target then has no
-    politeness hook at all (nothing to wait for)."""
+    """The options the command builds carry 0 through, and the target's politeness hook then
+    never waits (the site, unreachable here, has no Crawl-delay)."""
     from crawlers.cli.app import build_parser
     from crawlers.cli.webflags import web_options
     from crawlers.crawl.targets import open_target
@@ -74,7 +87,7 @@ def test_web_options_keep_the_users_politeness():
     opts = web_options(args, threads=1)
     assert opts.politeness == 0.0
     with open_target(opts) as target:
-        assert target.politeness_wait is None
+        assert [target.politeness_wait("http://127.0.0.1:9/") for _ in range(3)] == [0.0] * 3
     args = build_parser().parse_args(["crawl", "--seed-url", "http://127.0.0.1:9/"])
     assert web_options(args, threads=1).politeness == 1.0  # the documented default
 

@@ -180,6 +180,15 @@ def test_politeness_spaces_requests_per_site():
     assert polite.reserve("http://b.test/3") == 3.0
 
 
+def test_a_sites_crawl_delay_is_honoured_when_longer_than_ours(small_web):
+    fetcher = SimulatedFetcher(small_web, latency=0.0, crawl_delay=2)
+    site = fetcher.seed_urls()[0]
+    for ours, spacing in ((0.0, 2.0), (0.5, 2.0), (3.0, 3.0)):
+        polite = Politeness(ours, ManualClock(), site_delay=RobotsCache(fetcher).crawl_delay)
+        assert polite.reserve(site) == 0.0
+        assert polite.reserve(site) == spacing
+
+
 def test_politeness_is_thread_safe():
     clock = ManualClock()
     polite = Politeness(0.1, clock)

@@ -32,7 +32,7 @@ def add_web_arguments(p: argparse.ArgumentParser) -> None:
                    help="link extractor for real HTML (default: lxml)")
     g.add_argument("--politeness", type=non_negative, metavar="S",
                    help="delay between requests to one site, --seed-url only (default: 1 s; "
-                   "0: no delay)")
+                   "0: none of ours; a site's robots.txt Crawl-delay, if longer, is kept)")
 
 
 _GENERATED = ("pages", "sites", "seed", "latency", "jitter")  # flags of the generated web

@@ -15,7 +15,7 @@ Three kinds:
     no parsing, a latency model; or zero latency to measure the frontier alone.
 ``urls``
     any sites given by seed URL, real ones included: scope limited to the seed sites,
-    robots.txt honoured, a politeness delay per site.
+    robots.txt honoured (its Crawl-delay too), a politeness delay per site.
 """
 
 from __future__ import annotations
@@ -133,7 +133,8 @@ def _real_sites(opts: WebOptions) -> Iterator[Target]:
         raise ValueError("give at least one --seed-url")
     fetcher = HttpFetcher(parser=opts.parser, pool_size=max(8, opts.threads))
     robots = RobotsCache(fetcher)
-    polite = Politeness(opts.politeness)  # 0: no delay (a local site needs none)
+    # 0: no delay of ours (a local site needs none); a site's robots.txt Crawl-delay still holds
+    polite = Politeness(opts.politeness, site_delay=robots.crawl_delay)
     scope = Scope(seeds)
     try:
         yield Target(
@@ -142,9 +143,9 @@ def _real_sites(opts: WebOptions) -> Iterator[Target]:
             truth=None,
             in_scope=scope.__contains__,
             robots_allowed=robots.allowed,
-            politeness_wait=polite.wait if opts.politeness > 0 else None,
-            description=f"{len(scope.sites)} site(s) from seed URLs, robots.txt honoured, "
-            f"politeness {opts.politeness:g} s",
+            politeness_wait=polite.wait,
+            description=f"{len(scope.sites)} site(s) from seed URLs, robots.txt honoured "
+            f"(Crawl-delay too), politeness {opts.politeness:g} s",
         )
     finally:
         fetcher.close()

@@ -8,6 +8,7 @@ the requests to one site on a :class:`~crawlers.page.clock.Clock`.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from urllib.robotparser import RobotFileParser
 
 from crawlers.page.clock import Clock, RealClock
@@ -98,15 +99,21 @@ class Politeness:
     wait before fetching; ``wait(url)`` books and sleeps. Slots are booked in call order,
     so N threads hitting one site are spaced ``delay`` apart instead of all waking at once.
 
+    ``site_delay(url)``, if given, is asked once per site for the site's own delay (e.g.
+    :meth:`RobotsCache.crawl_delay`); the site then gets the larger of it and ``delay``, so a
+    ``Crawl-delay`` in robots.txt is honoured even with ``delay == 0``.
+
     Thread-safe: a lock protects the table of next free slots and is never held while
-    sleeping. O(1) per call. ``delay == 0`` disables politeness.
+    sleeping or asking ``site_delay``. O(1) per call. ``delay == 0`` and no site delay: no wait.
     """
 
-    def __init__(self, delay: float, clock: Clock | None = None) -> None:
+    def __init__(self, delay: float, clock: Clock | None = None,
+                 site_delay: Callable[[str], float | None] | None = None) -> None:
         if delay < 0:
             raise ValueError("politeness delay must be >= 0")
         self.delay = delay
         self.clock: Clock = clock if clock is not None else RealClock()
+        self.site_delay = site_delay
         self._lock = threading.Lock()  # protects _next_free and _delays
         self._next_free: dict[str, float] = {}
         self._delays: dict[str, float] = {}
@@ -125,6 +132,10 @@ class Politeness:
     def reserve(self, url: str) -> float:
         """Book the next free slot of ``url``'s site; return the seconds to wait for it."""
         site = site_of(url)
+        if self.site_delay is not None and site not in self._delays:
+            own = self.site_delay(url)  # outside the lock: it may fetch robots.txt
+            with self._lock:
+                self._delays.setdefault(site, max(self.delay, own or 0.0))
         with self._lock:
             now = self.clock.now()
             start = max(now, self._next_free.get(site, now))
