@@ -112,7 +112,7 @@ def _bsp(seeds: list[str], procs: int, part_dir: Path, backend: str = "processes
         write_partition_file(part, table, procs, method="round-robin")
     else:
         part = "page-hash"
-    web = WebOptions(kind="urls", seed_urls=seeds, politeness=1e-6, parser="lxml")
+    web = WebOptions(kind="urls", seed_urls=seeds, politeness=0.0, parser="lxml")
     config = BspConfig(web=web, procs=procs, robots=4, R=32, frontier="cbt",
                        partition=part, backend=backend, timeout=300)
     if backend == "mpi":
@@ -137,7 +137,7 @@ def _bsp_mpi(config: BspConfig, seeds: list[str], part: str) -> dict:
     cmd = [_mpiexec(), "-n", str(config.procs), sys.executable, "-m", "crawlers", "bsp",
            "--backend", "mpi", "--procs", str(config.procs), "--robots", str(config.robots),
            "--R", str(config.R), "--frontier", config.frontier, "--partition", part,
-           "--politeness", "0.000001", "--json"]
+           "--politeness", "0", "--json"]
     for u in seeds:
         cmd += ["--seed-url", u]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
