@@ -1,9 +1,12 @@
 """Regenerate docs/results/explore/: the verdict of every explored scenario on every frontier,
 the traces the chapter "You are the scheduler" shows, and a non-linearizable history's timeline.
 
-Usage: ``python docs/explore_results.py`` (several minutes: the whole bounded space of every
-scenario). Interleaving counts are deterministic for a given frontrun version; the seconds are
-one run each on the stamped machine.
+Usage: ``python docs/explore_results.py [FRONTIER ...]``. With no FRONTIER: everything (several
+minutes: the whole bounded space of every scenario), the traces and the linearizability runs.
+With FRONTIERs: only their rows of ``explore.csv`` are explored again (each row keeps its own
+stamp), and the linearizability run of any of them that the chapter shows. Interleaving counts
+are deterministic for a given frontrun version; the seconds are one run each on the stamped
+machine.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ OUT = Path(__file__).resolve().parent / "results" / "explore"
 TRACES = [("unsynchronized", "lost-update"), ("tanenbaum", "lost-wakeup")]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     import frontier
     from crawlers.cli import main as crawlab
     from frontier.check.explore import DEFAULT_BOUND, explore
@@ -30,9 +33,22 @@ def main() -> int:
     stamp = {f"machine_{k}": v for k, v in machine().items()}
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=OUT).stdout.strip()
+    only = list(sys.argv[1:] if argv is None else argv)
+    unknown = [n for n in only if n not in frontier.names()]
+    if unknown:
+        print(f"explore_results.py: unknown frontier {unknown[0]!r}; valid: "
+              f"{', '.join(frontier.names())}", file=sys.stderr)
+        return 2
+    kept = {}
+    if only:
+        with open(OUT / "explore.csv") as f:
+            kept = {(r["frontier"], r["scenario"]): r for r in csv.DictReader(f)}
     rows = []
     for name in frontier.names():
         for scenario in applicable(name):
+            if only and name not in only and (name, scenario) in kept:
+                rows.append(kept[name, scenario])
+                continue
             t = time.perf_counter()
             out = explore(name, scenario, DEFAULT_BOUND)
             rows.append({"frontier": name, "scenario": scenario, "bound": DEFAULT_BOUND,
@@ -47,7 +63,7 @@ def main() -> int:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    for name, scenario in TRACES:
+    for name, scenario in TRACES if not only else []:
         crawlab(["explore", name, "--scenario", scenario, "--out", str(OUT)])
         path = OUT / f"explore-{name}-{scenario}.json"
         import json
@@ -58,6 +74,8 @@ def main() -> int:
     from frontier.check.timeline import draw
 
     for name in ("unsynchronized", "semaphore"):
+        if only and name not in only:
+            continue
         for seed in range(300):
             h = lin.record(name, seed=seed)
             r = lin.check(h, lin.spec_of(name))
@@ -91,9 +109,12 @@ def table_inc() -> None:
                   f"     - {r['verdict']}", f"     - {r['interleavings']}",
                   f"     - {r['broken'] or '--'}"]
     first = rows[0]
-    lines += ["", f"*Source: measured* by ``docs/explore_results.py`` on {first['date']} at "
-              f"commit ``{first['commit']}`` (preemption bound {first['bound']}, the whole "
-              f"bounded space; one run each, the counts do not vary between runs), "
-              f"{first['machine_cores']} cores, {first['machine_implementation']} "
-              f"{first['machine_python']}.", ""]
+    runs = sorted({(r["date"], r["commit"]) for r in rows})
+    when = "; ".join(f"{date} at commit ``{commit}`` "
+                     f"({sum((r['date'], r['commit']) == (date, commit) for r in rows)} rows)"
+                     for date, commit in runs)
+    lines += ["", f"*Source: measured* by ``docs/explore_results.py`` on {when} (preemption "
+              f"bound {first['bound']}, the whole bounded space; one run each, the counts do "
+              f"not vary between runs), {first['machine_cores']} cores, "
+              f"{first['machine_implementation']} {first['machine_python']}.", ""]
     (OUT / "explore-table.inc").write_text("\n".join(lines))

@@ -16,6 +16,13 @@ CAS can succeed on a pointer that merely *looks* unchanged; counted pointers fix
 a node stays alive while any thread holds a reference to it, so its identity cannot be reused
 under a CAS, and there is no ABA problem to solve.
 
+Closing: ``close`` links an end node with the same CAS as a put, and a put whose CAS would
+link after the end node raises :class:`~frontier.Closed` instead. So close is ordered with
+every put by the list itself: a put linked before the end node is seen by any getter that has
+seen ``closed``, and none is linked after it. (A bare flag was not enough: a put that had read
+"open" could link its node after a getter had seen "closed" and an empty queue, stranding the
+URL; ``crawlab explore lockfree --scenario close`` found it.)
+
 Waiting: a lock-free queue has nothing to sleep on, so a blocking ``get`` on an empty queue
 polls with :class:`~frontier.waiting.Backoff`. Counters are per thread (no shared counter to
 contend on) and exact.
@@ -58,14 +65,18 @@ class LockFreeFrontier(PollingFrontier):
         dummy = _Node(None)
         self._head = AtomicRef(dummy)  # the dummy; its successor holds the oldest URL
         self._tail = AtomicRef(dummy)  # the last node, or its predecessor for a moment
+        self._end = _Node(None)  # linked last by close(); nothing is ever linked after it
 
     def _link(self, first: _Node, last: _Node) -> int:
-        """Append the chain ``first .. last`` (already linked privately). Returns CAS retries."""
+        """Append the chain ``first .. last`` (already linked privately). Returns CAS retries.
+        :class:`Closed` if the end node is already linked."""
         retries = 0
         while True:
             tail = self._tail.get()
             nxt = tail.next.get()
             if nxt is None:
+                if tail is self._end:
+                    raise Closed(self.name)
                 if tail.next.compare_and_set(None, first):  # linearization point of put
                     self._tail.compare_and_set(tail, last)  # may fail: someone helped already
                     return retries
@@ -109,7 +120,7 @@ class LockFreeFrontier(PollingFrontier):
         while True:
             head = self._head.get()
             nxt = head.next.get()
-            if nxt is None:
+            if nxt is None or nxt is self._end:  # empty (and, at the end node, closed)
                 return None
             tail = self._tail.get()
             if head is tail:  # the tail lags behind a node that is being added: help
@@ -121,6 +132,16 @@ class LockFreeFrontier(PollingFrontier):
                     mine.gets += 1
                     return url
             mine.cas_retries += 1
+
+    def close(self) -> None:
+        """Link the end node (the linearization point of close), then raise the flag that
+        getters read. Idempotent; never blocks."""
+        if not self._closed:
+            try:
+                self._link(self._end, self._end)
+            except Closed:  # another close linked it first
+                pass
+            self._closed = True
 
     def __len__(self) -> int:
         """Puts minus gets over all threads: a snapshot, O(threads)."""
@@ -134,7 +155,9 @@ class LockFreeFrontier(PollingFrontier):
         assert head.url is None, "the head must be a dummy"
         node, n = head, 0
         while (nxt := node.next.get()) is not None:
+            assert node is not self._end, "a node was linked after the end node"
             node = nxt
-            n += 1
+            n += nxt is not self._end
         assert node is self._tail.get(), "tail is not the last node"
+        assert (node is self._end) == self._closed, "the end node is linked iff closed"
         assert n == len(self), (n, len(self))

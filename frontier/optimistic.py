@@ -108,6 +108,9 @@ class OptimisticFrontier(PollingFrontier):
             if not self._version.compare_and_set(v, v + 1):  # validation
                 mine.optimistic_aborts += 1
                 continue
+            if self._closed:  # closed by a transaction that committed before ours
+                self._version.set(v + 2)
+                raise Closed(self.name)
             self._buffer.push(url)  # write phase: exclusive until the version is even again
             self._version.set(v + 2)
             mine.puts += 1
@@ -139,6 +142,24 @@ class OptimisticFrontier(PollingFrontier):
         """Extract up to ``r`` URLs in one transaction; never waits for URLs."""
         check_r(r)
         return self._take(self._counters.mine(), r) if r else []
+
+    def close(self) -> None:
+        """Close in a transaction of its own, so that it is ordered with every put: a put
+        that commits first has stored its URL before any getter can see ``closed``, and one
+        that commits after finds the flag in its write phase and stores nothing. (Setting
+        the flag outside a transaction let a put that had read "open" store after a getter
+        had seen closed and empty: a stranded URL, found by ``crawlab explore``.)
+        Idempotent."""
+        mine = self._counters.mine()
+        while not self._closed:
+            v = self._begin_write(mine)
+            if v is None:
+                continue
+            if not self._version.compare_and_set(v, v + 1):  # validation
+                mine.optimistic_aborts += 1
+                continue
+            self._closed = True  # write phase
+            self._version.set(v + 2)
 
     def __len__(self) -> int:
         """URLs in the buffer, read outside any transaction: a snapshot."""

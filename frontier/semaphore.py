@@ -4,11 +4,15 @@ Dijkstra's solution to the producer-consumer problem: ``empty_slots`` counts fre
 at the capacity), ``full_slots`` counts URLs (starts at 0), and ``mutex``, a binary semaphore,
 keeps two threads out of the ring buffer at once::
 
-    put:  P(empty_slots); P(mutex); store;  V(mutex); V(full_slots)
-    get:  P(full_slots);  P(mutex); take;   V(mutex); V(empty_slots)
+    put:  P(empty_slots); P(mutex); store; V(full_slots); V(mutex)
+    get:  P(full_slots);  P(mutex); take;  V(mutex);      V(empty_slots)
 
 The order matters: taking ``mutex`` *before* ``empty_slots`` in ``put`` deadlocks as soon as the
-buffer is full (the producer sleeps holding the mutex the consumers need).
+buffer is full (the producer sleeps holding the mutex the consumers need). Closing adds one
+rule: ``close`` sets its flag under the mutex, and ``put`` checks it and signals ``full_slots``
+under the mutex too. Otherwise a put that passed ``P(empty_slots)`` just before ``close`` could
+store its URL *after* a consumer found ``full_slots`` closed at 0 and went home: the URL would
+be stranded (found by ``crawlab explore semaphore --scenario close``).
 
 ``mutex`` is a :class:`threading.Lock`, which *is* a binary semaphore implemented in C (any
 thread may release it). The counting semaphores are :class:`Semaphore` below rather than
@@ -102,6 +106,8 @@ class SemaphoreFrontier:
         # mutex: the binary semaphore guarding _buffer and _stats.
         self._mutex = threading.Lock()
         self._stats = FrontierStats()
+        # Guarded by the mutex: once True, no put stores (checked where it would store).
+        self._closing = False
 
     def _enter(self) -> None:
         """P(mutex), counting contention."""
@@ -117,11 +123,14 @@ class SemaphoreFrontier:
             raise Closed(self.name) if self._empty_slots.closed else Full
         self._enter()
         try:
+            if self._closing:  # closed since our P: give the slot back, store nothing
+                self._empty_slots.V()
+                raise Closed(self.name)
             self._buffer.push(url)
             self._stats.puts += 1
+            self._full_slots.V()  # before close can run: a consumer that sees 0 sees closed
         finally:
             self._mutex.release()
-        self._full_slots.V()
 
     def get(self, timeout: float | None = None) -> str | None:
         """P(full_slots), take under the mutex, V(empty_slots). :class:`Empty` on timeout;
@@ -160,9 +169,12 @@ class SemaphoreFrontier:
         return out
 
     def close(self) -> None:
-        """Close both counting semaphores: sleepers wake, puts fail, gets drain. Idempotent."""
-        self._empty_slots.close()
-        self._full_slots.close()
+        """Under the mutex, refuse further stores and close both counting semaphores:
+        sleepers wake, puts fail, gets drain. Idempotent."""
+        with self._mutex:
+            self._closing = True
+            self._empty_slots.close()
+            self._full_slots.close()
 
     @property
     def closed(self) -> bool:
