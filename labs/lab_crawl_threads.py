@@ -8,13 +8,24 @@ robots runs one thread at a time, so throughput can never pass what one robot do
 latency. The plot draws min(T/L, CPU ceiling) on the same axes; the frontier strategies differ
 only in how close they get.
 
+The second panel is the other regime: zero latency, so no robot ever sleeps in I/O and every
+page is frontier and Python work (the *frontier-bound* regime, written to
+``frontier-bound.csv``). There the frontiers part: under the GIL, threads only add lock
+handoffs, and the ones that convoy fall below one thread's rate; on a free-threaded Python
+(``python3.13t``, ``PYTHON_GIL=0``) with the cores to run them, the same panel shows which
+frontier scales.
+
 On a bigger machine the CPU ceiling is what moves (a faster core, or a free-threaded Python with
 more cores), and the knee where T/L meets it moves right with it.
 """
 
 from __future__ import annotations
 
+import os
+import statistics
+
 import frontier
+from crawlers.args import positive_int
 from labs.crawlbench import cpu_ceiling, make_web, sim_crawl, steady_rate, summary
 from labs.harness import Lab, series
 
@@ -25,6 +36,9 @@ def _flags(parser) -> None:
     parser.add_argument("--latency", type=float, default=0.02, help="mean latency L (s)")
     parser.add_argument("--frontier", action="append", metavar="NAME",
                         help="frontiers to measure (repeatable; default: all, or five in --quick)")
+    parser.add_argument("--runs", type=positive_int, default=None,
+                        help="crawls per point of the zero-latency panel, the same for every "
+                        "frontier (default: 1 in --quick, 3)")
 
 
 def main(argv=None) -> int:
@@ -55,9 +69,11 @@ def main(argv=None) -> int:
     lab.table(rows, ["frontier", "threads", "pages_per_second", "steady_pages_per_second",
                      "bound", "of_bound",
                      "duplicates", "urls_lost", "stopped_by"])
+    bound_rows = frontier_bound(lab, web, names, 1.0 if lab.quick else seconds, warmup)
 
-    fig, ax = lab.figure(f"Crawl throughput, simulated web, L = {latency * 1000:g} ms",
-                         "robot threads", "pages per second (steady state)")
+    fig, (ax, ax0) = lab.figure("Crawl throughput against robot threads, simulated web",
+                                "robot threads", "pages per second (steady state)", ncols=2)
+    ax.set_title(f"I/O-bound: L = {latency * 1000:g} ms (Little's law)", fontsize=10)
     xs = list(threads)
     ax.plot(xs, [min(t / latency, ceiling) for t in xs], "k--", linewidth=1.2,
             label="min(T/L, CPU ceiling)")
@@ -66,8 +82,51 @@ def main(argv=None) -> int:
     ax.set_yscale("log")
     ax.set_xticks(xs, [str(t) for t in xs])
     ax.legend(fontsize=8)
+    zs = sorted({r["threads"] for r in bound_rows})
+    ax0.set_title(f"frontier-bound: L = 0, {_gil()} (median, min-max)", fontsize=10)
+    ax0.axhline(ceiling, color="k", ls="--", lw=1.2, label="1 robot, L = 0 (earlier run)")
+    series(ax0, bound_rows, "threads", "steady_pages_per_second", "frontier", order=names)
+    ax0.set_xscale("log", base=2)
+    ax0.set_xticks(zs, [str(t) for t in zs])
+    ax0.set_ylim(bottom=0)
+    ax0.legend(fontsize=8)
     lab.save(fig)
     return lab.done()
+
+
+def _gil() -> str:
+    """How this interpreter runs threads, for a panel's title."""
+    import sys
+
+    on = getattr(sys, "_is_gil_enabled", lambda: True)()
+    return "GIL on" if on else "free-threaded, GIL off"
+
+
+def frontier_bound(lab: Lab, web, names, seconds: float, warmup: float) -> list[dict]:
+    """The zero-latency panel: every frontier at 1 to 2 x cores robots, ``--runs`` crawls a
+    point (interleaved, so a load change hits every frontier alike); rows to
+    ``frontier-bound.csv``, each with its rate relative to the same frontier's 1-robot median."""
+    runs = lab.args.runs or (1 if lab.quick else 3)
+    cores = os.cpu_count() or 1
+    threads = sorted({1, 2, 2 * cores} | ({cores} if not lab.quick else set()))
+    rows = []
+    for run in range(runs):
+        for t in threads:
+            for name in names:
+                r = sim_crawl(web, name, t, latency=0.0, seconds=seconds, seed=lab.seed + run,
+                              timeline=True)
+                rows.append(summary(r, latency=0.0, run=run,
+                                    steady_pages_per_second=steady_rate(r, warmup)))
+    for name in names:
+        one = statistics.median(r["steady_pages_per_second"] for r in rows
+                                if r["frontier"] == name and r["threads"] == 1)
+        for r in rows:
+            if r["frontier"] == name:
+                r["vs_one_robot"] = r["steady_pages_per_second"] / one if one else float("nan")
+    lab.write_csv(rows, "frontier-bound")
+    lab.table(rows, ["frontier", "threads", "run", "steady_pages_per_second", "vs_one_robot",
+                     "frontier_lock_waits", "frontier_cas_retries"])
+    return rows
 
 
 if __name__ == "__main__":

@@ -178,3 +178,32 @@ def test_the_page_rule_keeps_html_paths_only():
     assert parsers_lab.is_page("http://127.0.0.1:8000/api/x.html")
     assert not parsers_lab.is_page("http://127.0.0.1:8000/_images/x.png")
     assert not parsers_lab.is_page("http://127.0.0.1:8000/_sources/x.rst.txt")
+
+
+# -- crawl-threads: the frontier-bound panel ---------------------------------------------------
+
+def test_the_frontier_bound_panel_runs_every_frontier_alike_and_scales_by_its_own_one_robot(
+        tmp_path):
+    import csv
+
+    from labs import lab_crawl_threads as ct
+    from labs.harness import Lab
+
+    lab = Lab("crawl-threads", ct.__doc__, ["--quick", "--no-plot", "--runs", "3",
+                                            "--out", str(tmp_path)], extra=ct._flags)
+    web = make_web(pages=2000, sites=4, seed=1)
+    names = ("monitor", "lockfree")
+    rows = ct.frontier_bound(lab, web, names, seconds=0.2, warmup=0.05)
+    cores = os.cpu_count() or 1
+    assert sorted({r["threads"] for r in rows}) == sorted({1, 2, 2 * cores})
+    for name in names:  # the same number of runs at every point, for every frontier
+        for t in {1, 2, 2 * cores}:
+            assert sorted(r["run"] for r in rows
+                          if r["frontier"] == name and r["threads"] == t) == [0, 1, 2]
+        ones = sorted(r["vs_one_robot"] for r in rows
+                      if r["frontier"] == name and r["threads"] == 1)
+        assert ones[1] == 1.0  # each frontier against its own 1-robot median
+        assert all(r["latency"] == 0.0 for r in rows)
+    with open(tmp_path / "crawl-threads" / "frontier-bound.csv") as f:
+        written = list(csv.DictReader(f))
+    assert len(written) == len(rows) and written[0]["source"] == "measured"
