@@ -92,10 +92,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    raise SystemExit(main())
-
 
 def table_inc() -> None:
     """``explore-table.inc``: the verdicts as an RST table, from ``explore.csv``."""
@@ -118,3 +114,8 @@ def table_inc() -> None:
               f"not vary between runs), {first['machine_cores']} cores, "
               f"{first['machine_implementation']} {first['machine_python']}.", ""]
     (OUT / "explore-table.inc").write_text("\n".join(lines))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    raise SystemExit(main())
