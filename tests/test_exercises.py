@@ -75,3 +75,72 @@ def test_a_class_that_says_it_is_not_correct_is_still_graded_as_the_exercise_ask
     failed = re.findall(r"^FAILED (\S+)", out, re.M)
     timed_out = "Timeout (>" in out
     assert timed_out or (failed and all("[ex1-bounded-fifo]" in f for f in failed)), failed
+
+
+# -- wrong solutions: graded FAIL on explored schedules, every run ------------------------------
+
+WRONG = ROOT / "tests" / "autograder" / "wrong"
+# wrong solution -> (the explored scenario that catches it, what its trace says broke)
+WRONG_SOLUTIONS = {
+    "lost_wakeup": ("lost-wakeup", "a lost wake-up"),
+    "lost_update": ("close", "still in the frontier"),
+}
+
+
+@pytest.fixture
+def registered_wrong():
+    """Load a wrong solution's class under a name of its own, and unregister it after."""
+    import importlib.util
+
+    import frontier
+    from frontier.contract import _REGISTRY
+
+    added = []
+
+    def load(which: str) -> str:
+        path = WRONG / which / "ex1_bounded_fifo.py"
+        spec = importlib.util.spec_from_file_location(f"wrong_{which}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        cls = type(f"Wrong_{which}", (module.BoundedFifo,), {"name": f"wrong-{which}"})
+        frontier.register(cls)
+        added.append(cls.name)
+        return cls.name
+
+    yield load
+    for name in added:
+        _REGISTRY.pop(name, None)
+
+
+@pytest.mark.parametrize("which", sorted(WRONG_SOLUTIONS))
+def test_a_wrong_solution_fails_the_same_explored_schedule_ten_times_out_of_ten(
+        which, registered_wrong):
+    pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
+    from frontier.check import trace
+    from frontier.check.explore import DEFAULT_BOUND, explore
+    from frontier.check.scenarios import get
+    from tests.test_frontier_explored import CI_INTERLEAVINGS
+
+    name = registered_wrong(which)
+    scenario, broke = WRONG_SOLUTIONS[which]
+    sc = get(scenario)
+    reports = set()
+    for _ in range(10):  # the grader's budget: the same as for every graded frontier
+        out = explore(name, scenario, DEFAULT_BOUND, max_interleavings=CI_INTERLEAVINGS)
+        assert not out.holds and broke in out.broken, out.broken
+        reports.add(trace.report(name, scenario, sc.thread_names, sc.invariant, out.events,
+                                 out.broken))
+    assert len(reports) == 1  # the same interleaving, step for step, every run
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("which", sorted(WRONG_SOLUTIONS))
+def test_a_wrong_solution_is_graded_fail_with_the_interleaving_shown(which):
+    pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
+    scenario, broke = WRONG_SOLUTIONS[which]
+    rc, out = grade(WRONG / which, "ex1", "-k", "explored", quiet=False)
+    assert rc == 1 and re.search(r"^ex1 .* FAIL \(pytest exit 1\)$", out, re.M), out
+    assert f"test_explored[ex1-bounded-fifo-{scenario}]" in out
+    assert re.search(r"\| step \| \w+ +\|", out), out  # the interleaving, a column per thread
+    assert re.search(rf"broken: .*{re.escape(broke)}", out), out
