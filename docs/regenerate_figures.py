@@ -6,8 +6,9 @@ Without ``--render-only``: run each lab (default: every lab) in quick mode into
 ``docs/results/``, which writes its CSVs (stamped: source, machine, date, commit, load) and its
 plots; then render the generated text from the CSVs. With ``--render-only``: measure nothing,
 only render the generated text from the committed CSVs -- ``docs/results/papers-table.inc``
-(the papers' numbers beside ours, with computed verdicts) and ``docs/results/numbers.inc``
-(the numbers the prose quotes). A test runs the render step and compares.
+(the papers' numbers beside ours, with computed verdicts), ``docs/results/numbers.inc``
+(the numbers the prose quotes) and ``docs/results/gil-side-by-side/gil-side-by-side.inc`` (the
+GIL against no GIL, from ``docs/gil_table.py``). A test runs the render step and compares.
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ def render(results: Path = RESULTS) -> dict[Path, str]:
     sys.path.insert(0, str(DOCS))
     try:
         import book_numbers
+        import gil_table
         import papers_table
     finally:
         sys.path.remove(str(DOCS))
     return {results / "papers-table.inc": papers_table.render(results),
-            results / "numbers.inc": book_numbers.render(results)}
+            results / "numbers.inc": book_numbers.render(results),
+            results / gil_table.LAB / f"{gil_table.LAB}.inc": gil_table.render(results)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,3 +39,19 @@ def test_a_gil_interpreter_is_refused_as_the_free_threaded_one():
     assert probe(sys.executable, free_threaded=False)["gil"] is True
     with pytest.raises(LabError, match="not a free-threaded build"):
         probe(sys.executable, free_threaded=True)
+
+
+def test_the_chapters_amdahl_model_goes_through_the_measured_point():
+    import sys
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    sys.path.insert(0, str(docs))
+    try:
+        import gil_table
+    finally:
+        sys.path.remove(str(docs))
+    assert gil_table.amdahl(1.5, 2) == pytest.approx(1.5)  # through the 2-core point
+    assert gil_table.amdahl(2.0, 16) == pytest.approx(16.0)  # no serial share: linear
+    assert gil_table.amdahl(1.6, 1000) < 1 / (2 / 1.6 - 1)  # a serial share caps it at 1 / s
+    assert gil_table.amdahl(0.8, 16) is None  # slower with 2 threads: nothing to extrapolate
