@@ -29,6 +29,7 @@ from frontier.contract import (  # noqa: E402
 # Registration order is the order of names(). Each import registers one strategy.
 from frontier import unsynchronized, lockfree, optimistic, semaphore  # noqa: E402, F401, I001
 from frontier import monitor, tanenbaum, coarse, fine  # noqa: E402, F401, I001
+from frontier import sliced  # noqa: E402, F401, I001
 from frontier import heap, cbt, quickheap  # noqa: E402, F401, I001
 
 __all__ = [

@@ -15,6 +15,8 @@ up as lock waits and CAS retries instead.
 from __future__ import annotations
 
 import queue
+import statistics
+import sys
 import threading
 import time
 
@@ -143,6 +145,7 @@ def main(argv=None) -> int:
             f"{rate[(s['frontier'], s['threads'])]['median']:,.0f} ({s['median']:.2f}x, "
             f"{s['min']:.2f}-{s['max']:.2f})")
     lab.table(table)
+    scaling(lab, rows, names)
 
     fig, (ax, rax) = lab.figure(
         f"Frontier put+get throughput (median of {repeats}, min-max)", "threads",
@@ -162,6 +165,39 @@ def main(argv=None) -> int:
     ax.legend(fontsize=7, ncols=2)
     lab.save(fig)
     return lab.done()
+
+
+# The issue's goals (not a paper's) for 2 threads over 1 without the GIL, checked by scaling().
+GOALS = {"sliced": 1.8, "lockfree": 1.4}
+
+
+def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
+    """Each frontier's rate at 2 threads over its rate at 1 thread, per round (so both come
+    from the same stretch of the machine's time), median and min-max over the rounds; written
+    to ``scaling.csv``. Without the GIL, prints a verdict computed against :data:`GOALS`."""
+    rate = {(r["frontier"], r["threads"], r["repeat"]): r["pairs_per_second"] for r in rows}
+    out = []
+    for name in names:
+        per_round = [rate[name, 2, k] / rate[name, 1, k] for (n, t, k) in rate
+                     if n == name and t == 1 and (name, 2, k) in rate]
+        if per_round:
+            out.append({"frontier": name, "threads": "2 over 1", "rounds": len(per_round),
+                        "median": statistics.median(per_round), "min": min(per_round),
+                        "max": max(per_round)})
+    if not out:
+        return out
+    lab.write_csv(out, "scaling")
+    gil = getattr(sys, "_is_gil_enabled", lambda: True)()
+    print(f"\n2 threads over 1 thread, per round (median, min-max), GIL {'on' if gil else 'off'}:")
+    for r in out:
+        goal = GOALS.get(r["frontier"])
+        verdict = ""
+        if goal is not None and not gil:
+            verdict = (f"  {'meets' if r['median'] >= goal else 'is below'} the goal of "
+                       f"{goal}x (an issue's goal, without the GIL)")
+        print(f"  {r['frontier']:<18} {r['median']:.2f}x ({r['min']:.2f}-{r['max']:.2f})"
+              f"{verdict}")
+    return out
 
 
 if __name__ == "__main__":
