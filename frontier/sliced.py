@@ -66,26 +66,27 @@ class SlicedFrontier(PollingFrontier):
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise ValueError(f"slices must be a positive integer, got {slices!r}")
         self._slices = [_Slice() for _ in range(k)]
-        # .home: the calling thread's (home index, its counters), looked up once per operation
+        # .home: the calling thread's (home index, home slice, its counters), looked up once
+        # per operation (one thread-local read instead of reading the shared list too)
         self._local = threading.local()
         self._next_home = 0  # guarded by _homes_lock
         self._homes_lock = threading.Lock()  # taken once per thread, to be given a home
 
-    def _mine(self) -> tuple[int, FrontierStats]:
-        """The calling thread's home slice index and counters (given on first use)."""
+    def _mine(self) -> tuple[int, _Slice, FrontierStats]:
+        """The calling thread's home slice (index and slice) and counters (given on first
+        use)."""
         try:
             return self._local.home
         except AttributeError:
             with self._homes_lock:
                 i = self._next_home
                 self._next_home = (i + 1) % len(self._slices)
-            home = self._local.home = (i, self._counters.mine())
+            home = self._local.home = (i, self._slices[i], self._counters.mine())
             return home
 
     def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
         """Append to the calling thread's slice; never waits. :class:`Closed` after close."""
-        i, mine = self._mine()
-        s = self._slices[i]
+        _, s, mine = self._mine()
         with s.lock:
             if self._closed:
                 raise Closed(self.name)
@@ -96,8 +97,7 @@ class SlicedFrontier(PollingFrontier):
     def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
         """Append a batch to the calling thread's slice under one lock acquisition."""
         urls = [u for u, _ in pairs]
-        i, mine = self._mine()
-        s = self._slices[i]
+        _, s, mine = self._mine()
         with s.lock:
             if self._closed:
                 raise Closed(self.name)
@@ -108,8 +108,7 @@ class SlicedFrontier(PollingFrontier):
     def get(self, timeout: float | None = None) -> str | None:
         """Take from the home slice at once if it has a URL (the common case, one lock);
         otherwise steal or poll as :meth:`PollingFrontier.get` does."""
-        i, mine = self._mine()
-        s = self._slices[i]
+        _, s, mine = self._mine()
         if s.urls:
             with s.lock:
                 if s.urls:
