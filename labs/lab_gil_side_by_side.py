@@ -32,7 +32,7 @@ from pathlib import Path
 from labs.harness import Lab, LabError
 
 ROOT = Path(__file__).resolve().parent.parent
-FRONTIERS = ("lockfree", "monitor", "coarse", "fine", "semaphore")
+FRONTIERS = ("lockfree", "sliced", "monitor", "coarse", "fine", "semaphore")
 WORKLOADS = ("bench", "crawl")
 GOAL_LOCKFREE = 1.4  # the goal: lockfree at 2 threads >= 1.4x its 1-thread rate, no GIL
 
