@@ -27,7 +27,7 @@ import statistics
 import frontier
 from crawlers.args import positive_int
 from labs.crawlbench import cpu_ceiling, make_web, sim_crawl, steady_rate, summary
-from labs.harness import Lab, series
+from labs.harness import Lab, gil_enabled, series
 
 QUICK_FRONTIERS = ("unsynchronized", "lockfree", "semaphore", "monitor", "fine")
 
@@ -96,10 +96,7 @@ def main(argv=None) -> int:
 
 def _gil() -> str:
     """How this interpreter runs threads, for a panel's title."""
-    import sys
-
-    on = getattr(sys, "_is_gil_enabled", lambda: True)()
-    return "GIL on" if on else "free-threaded, GIL off"
+    return "GIL on" if gil_enabled() else "free-threaded, GIL off"
 
 
 def frontier_bound(lab: Lab, web, names, seconds: float, warmup: float) -> list[dict]:

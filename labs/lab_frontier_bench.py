@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import queue
 import statistics
-import sys
 import threading
 import time
 
 import frontier
 from frontier.contract import check_capacity
-from labs.harness import Lab, series, summarize
+from labs.harness import Lab, gil_enabled, series, summarize
 
 THREADS = (1, 2, 4, 8, 16)
 BASELINES = ("queue.Queue", "queue.SimpleQueue")
@@ -187,7 +186,7 @@ def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
     if not out:
         return out
     lab.write_csv(out, "scaling")
-    gil = getattr(sys, "_is_gil_enabled", lambda: True)()
+    gil = gil_enabled()
     print(f"\n2 threads over 1 thread, per round (median, min-max), GIL {'on' if gil else 'off'}:")
     for r in out:
         goal = GOALS.get(r["frontier"])
