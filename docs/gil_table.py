@@ -11,18 +11,14 @@ again and compares.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
+
+from papers_table import read_csv  # docs/ is on the path wherever this module is imported
 
 RESULTS = Path(__file__).resolve().parent / "results"
 LAB = "gil-side-by-side"
 GOAL_LOCKFREE = 1.4  # the goal (not a paper's): lockfree, no GIL, 2 threads / 1 thread
 CORES_MODEL = 16
-
-
-def _rows(results: Path, stem: str) -> list[dict]:
-    with (results / LAB / f"{stem}.csv").open(newline="") as f:
-        return list(csv.DictReader(f))
 
 
 def amdahl(speedup_2: float, cores: int) -> float | None:
@@ -36,8 +32,10 @@ def amdahl(speedup_2: float, cores: int) -> float | None:
 
 
 def render(results: Path = RESULTS) -> str:
-    cells = _rows(results, LAB)
-    ratios = _rows(results, "ratios")
+    cells = read_csv(LAB, results=results)
+    ratios = read_csv(LAB, "ratios", results=results)
+    if cells is None or ratios is None:
+        raise FileNotFoundError(f"no committed results of {LAB} under {results}")
     spread = {(r["workload"], r["interpreter"], r["frontier"], r["threads"]): r for r in cells}
     by = {(r["workload"], r["frontier"], r["interpreter"]): r for r in ratios}
     lines = [".. list-table::", "   :header-rows: 1", "",
