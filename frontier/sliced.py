@@ -105,16 +105,23 @@ class SlicedFrontier(PollingFrontier):
         mine.puts += len(urls)
         mine.lock_acquisitions += 1
 
+    @staticmethod
+    def _pop(s: _Slice, mine: FrontierStats) -> str | None:
+        """The oldest URL of slice ``s`` under its lock, or ``None`` if another thread emptied
+        it since the caller looked (an unlocked snapshot: an empty slice is never locked)."""
+        with s.lock:
+            mine.lock_acquisitions += 1
+            if s.urls:
+                mine.gets += 1
+                return s.urls.popleft()
+        return None
+
     def get(self, timeout: float | None = None) -> str | None:
         """Take from the home slice at once if it has a URL (the common case, one lock);
         otherwise steal or poll as :meth:`PollingFrontier.get` does."""
         _, s, mine = self._mine()
-        if s.urls:
-            with s.lock:
-                if s.urls:
-                    mine.lock_acquisitions += 1
-                    mine.gets += 1
-                    return s.urls.popleft()
+        if s.urls and (url := self._pop(s, mine)) is not None:
+            return url
         return super().get(timeout)
 
     def _take_one(self, mine: FrontierStats) -> str | None:
@@ -123,13 +130,8 @@ class SlicedFrontier(PollingFrontier):
         home = self._mine()[0]
         for step in range(k):
             s = self._slices[(home + step) % k]
-            if not s.urls:  # a snapshot: an empty slice is skipped without its lock
-                continue
-            with s.lock:
-                mine.lock_acquisitions += 1
-                if s.urls:
-                    mine.gets += 1
-                    return s.urls.popleft()
+            if s.urls and (url := self._pop(s, mine)) is not None:
+                return url
         return None
 
     def close(self) -> None:
