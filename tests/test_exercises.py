@@ -90,19 +90,15 @@ WRONG_SOLUTIONS = {
 @pytest.fixture
 def registered_wrong():
     """Load a wrong solution's class under a name of its own, and unregister it after."""
-    import importlib.util
-
     import frontier
     from frontier.contract import _REGISTRY
+    from tests.conftest import load_object
 
     added = []
 
     def load(which: str) -> str:
-        path = WRONG / which / "ex1_bounded_fifo.py"
-        spec = importlib.util.spec_from_file_location(f"wrong_{which}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        cls = type(f"Wrong_{which}", (module.BoundedFifo,), {"name": f"wrong-{which}"})
+        graded = load_object(f"{WRONG / which / 'ex1_bounded_fifo.py'}:BoundedFifo")
+        cls = type(f"Wrong_{which}", (graded,), {"name": f"wrong-{which}"})
         frontier.register(cls)
         added.append(cls.name)
         return cls.name
