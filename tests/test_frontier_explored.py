@@ -12,13 +12,10 @@ Skipped where frontrun cannot be imported (it has no free-threaded wheel).
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
 import frontier
-from frontier.check import trace
-from frontier.check.scenarios import SCENARIOS, get
+from frontier.check.scenarios import SCENARIOS
 from tests.helpers import kind
 
 pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
@@ -47,23 +44,15 @@ FIXED = {
     ("lockfree", "close"): 100,
 }
 
+
 def _applicable(name: str) -> list[str]:
     """The scenarios for ``name``: by its kind (for a graded class, what its exercise says it
-    must be, so a class cannot skip ``lost-wakeup-full`` by calling itself unbounded)."""
-    k = kind(name)
-    as_kind = types.SimpleNamespace(bounded=k.bounded, ordering=k.ordering)
-    return [s for s, sc in SCENARIOS.items() if sc.applies(as_kind)]
+    must be, so a class cannot skip ``lost-wakeup-full`` by calling itself unbounded). A
+    scenario's ``applies`` reads ``bounded`` and ``ordering``, which a Kind has too."""
+    return [s for s, sc in SCENARIOS.items() if sc.applies(kind(name))]
 
 
 PAIRS = [(n, s) for n in frontier.names() for s in _applicable(n)]
-
-
-def _shown(name: str, scenario: str, out) -> str:
-    """What a failing explored test prints: the interleaving, one column per thread, and what
-    broke (the table ``crawlab explore`` prints). A graded student reads this."""
-    sc = get(scenario)
-    return "\n" + trace.report(name, scenario, sc.thread_names, sc.invariant, out.events,
-                               out.broken)
 
 
 @pytest.mark.parametrize(("name", "scenario"), PAIRS)
@@ -79,7 +68,8 @@ def test_explored(name, scenario):
     elif must.correct and must.live:
         out = explore(name, scenario, DEFAULT_BOUND, max_interleavings=CI_INTERLEAVINGS)
         if not out.holds:
-            pytest.fail(_shown(name, scenario, out), pytrace=False)
+            # what crawlab explore prints: the interleaving, a column per thread, what broke
+            pytest.fail("\n" + out.report(), pytrace=False)
     else:  # the racy frontier: whatever it does, exploring it concludes
         explore(name, scenario, DEFAULT_BOUND, max_interleavings=CI_INTERLEAVINGS)
 

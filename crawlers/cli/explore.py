@@ -65,8 +65,7 @@ def run(args: argparse.Namespace) -> int:
             out = replay(args.frontier, sc.name, data["schedule"])
         except ExploreError as exc:
             return _error(str(exc))
-        text = trace.report(args.frontier, sc.name, sc.thread_names, sc.invariant, out.events,
-                            out.broken)
+        text = out.report()
         sys.stdout.write(text)
         if text != data["report"]:
             print("crawlab explore: the replay differs from the trace file", file=sys.stderr)
@@ -95,8 +94,7 @@ def run(args: argparse.Namespace) -> int:
                     f"interleavings (preemption bound {args.bound}): {sc.invariant}")
         else:
             status = VIOLATED
-            text = trace.report(args.frontier, name, sc.thread_names, sc.invariant, out.events,
-                                out.broken)
+            text = out.report()
             path = args.out / f"explore-{args.frontier}-{name}.json"
             trace.save(path, frontier=args.frontier, scenario=name, bound=args.bound,
                        schedule=out.schedule, report_text=text)

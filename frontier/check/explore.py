@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from frontier.check import trace
 from frontier.check.scenarios import Scenario, World, get, verdict
 
 __all__ = ["DEFAULT_BOUND", "ExploreError", "Outcome", "explore", "replay"]
@@ -53,6 +54,14 @@ class Outcome:
     broken: str | None = None  # the invariant that broke, one line
     schedule: list[int] = field(default_factory=list)  # the counterexample
     events: list = field(default_factory=list)  # the replayed run's steps (frontrun TraceEvents)
+
+    def report(self) -> str:
+        """The text shown for this run (:func:`frontier.check.trace.report`): the scenario and
+        its invariant, the interleaving one column per thread, and what broke. A replay of the
+        same schedule gives the same text."""
+        sc = get(self.scenario)
+        return trace.report(self.frontier, sc.name, sc.thread_names, sc.invariant, self.events,
+                            self.broken)
 
 
 def _frontrun():
