@@ -15,9 +15,11 @@ from pathlib import Path
 
 from papers_table import read_csv  # docs/ is on the path wherever this module is imported
 
+from labs.lab_frontier_bench import GOALS
+
 RESULTS = Path(__file__).resolve().parent / "results"
 LAB = "gil-side-by-side"
-GOAL_LOCKFREE = 1.4  # the goal (not a paper's): lockfree, no GIL, 2 threads / 1 thread
+GOAL_LOCKFREE = GOALS["lockfree"]  # the goal (not a paper's): no GIL, 2 threads / 1
 CORES_MODEL = 16
 
 
