@@ -20,6 +20,7 @@ __all__ = [
     "non_negative_int",
     "positive",
     "positive_int",
+    "probability",
 ]
 
 #: The exit status of bad input.
@@ -72,4 +73,12 @@ def positive(text: str) -> float:
     value = non_negative(text)
     if value == 0:
         raise argparse.ArgumentTypeError("must be positive, got 0")
+    return value
+
+
+def probability(text: str) -> float:
+    """A number in [0, 1]."""
+    value = non_negative(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be a probability in [0, 1], got {text}")
     return value

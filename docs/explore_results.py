@@ -1,10 +1,12 @@
 """Regenerate docs/results/explore/: the verdict of every explored scenario on every frontier,
 the traces the chapter "You are the scheduler" shows, and a non-linearizable history's timeline.
 
-Usage: ``python docs/explore_results.py [FRONTIER ...]``. With no FRONTIER: everything (several
-minutes: the whole bounded space of every scenario), the traces and the linearizability runs.
-With FRONTIERs: only their rows of ``explore.csv`` are explored again (each row keeps its own
-stamp), and the linearizability run of any of them that the chapter shows. Interleaving counts
+Usage: ``python docs/explore_results.py [FRONTIER ...]`` or ``--linearize``. With no FRONTIER:
+everything (several minutes: the whole bounded space of every scenario), the traces and the
+linearizability runs. With FRONTIERs: only their rows of ``explore.csv`` are explored again
+(each row keeps its own stamp), and the linearizability runs if ``unsynchronized`` is one of
+them. ``--linearize``: only the linearizability runs (``linearize.csv``, its table, and the
+timeline of ``unsynchronized``'s first bad history). Interleaving counts
 are deterministic for a given frontrun version; the seconds are one run each on the stamped
 machine.
 """
@@ -34,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=OUT).stdout.strip()
     only = list(sys.argv[1:] if argv is None else argv)
+    if only == ["--linearize"]:
+        linearize_runs(stamp, commit)
+        return 0
     unknown = [n for n in only if n not in frontier.names()]
     if unknown:
         print(f"explore_results.py: unknown frontier {unknown[0]!r}; valid: "
@@ -70,27 +75,72 @@ def main(argv: list[str] | None = None) -> int:
 
         (OUT / f"explore-{name}-{scenario}.txt").write_text(json.loads(path.read_text())["report"])
         path.write_text(path.read_text().replace(str(OUT) + "/", ""))
-    from frontier.check import linearize as lin
-    from frontier.check.timeline import draw
-
-    for name in ("unsynchronized", "semaphore"):
-        if only and name not in only:
-            continue
-        for seed in range(300):
-            h = lin.record(name, seed=seed)
-            r = lin.check(h, lin.spec_of(name))
-            if not r.ok:
-                draw(h, r, OUT / f"linearize-{name}.png",
-                     title=f"{name}: recorded history (seed {seed}) is not linearizable")
-                (OUT / f"linearize-{name}.txt").write_text(
-                    f"{name}: history of seed {seed} (run {seed + 1} of at most 300) is not "
-                    f"linearizable: {r.reason}\n")
-                break
-        else:
-            (OUT / f"linearize-{name}.txt").write_text(f"{name}: 300 histories linearizable\n")
+    if not only or "unsynchronized" in only:
+        linearize_runs(stamp, commit)
     table_inc()
     return 0
 
+
+
+LINEARIZE_RUNS = 100
+
+
+def linearize_runs(stamp: dict, commit: str) -> None:
+    """``crawlab linearize``'s engine on every frontier, ``LINEARIZE_RUNS`` histories each
+    (defaults: threads, operations, noise): ``linearize.csv``, ``linearize-table.inc``, and
+    the first non-linearizable history of ``unsynchronized`` (``.png`` and ``.txt``)."""
+    import frontier
+    from frontier.check import linearize as lin
+    from frontier.check.timeline import draw
+
+    rows = []
+    date = datetime.date.today().isoformat()
+    for name in frontier.names():
+        spec = lin.spec_of(name)
+        bad = undecided = 0
+        first = None
+        t = time.perf_counter()
+        for seed in range(LINEARIZE_RUNS):
+            h = lin.record(name, seed=seed)
+            r = lin.check(h, spec)
+            undecided += r.undecided
+            if not r.ok and not r.undecided:
+                bad += 1
+                if first is None:
+                    first = seed
+                    if name == "unsynchronized":
+                        draw(h, r, OUT / f"linearize-{name}.png",
+                             title=f"{name}: recorded history (seed {seed}) is not linearizable")
+                        (OUT / f"linearize-{name}.txt").write_text(
+                            f"{name}: history of seed {seed} (run {seed + 1} of "
+                            f"{LINEARIZE_RUNS}) is not linearizable: {r.reason}\n")
+        rows.append({"frontier": name, "specification": spec, "threads": lin.DEFAULT_THREADS,
+                     "ops": lin.DEFAULT_OPS, "noise": lin.DEFAULT_NOISE, "runs": LINEARIZE_RUNS,
+                     "not_linearizable": bad, "undecided": undecided,
+                     "first_bad_run": "" if first is None else first + 1,
+                     "seconds": round(time.perf_counter() - t, 1), "source": "measured",
+                     "date": date, "commit": commit, **stamp})
+        print(name, bad, undecided, flush=True)
+    with open(OUT / "linearize.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    lines = [".. list-table::", "   :header-rows: 1", "",
+             "   * - frontier", "     - specification", "     - not linearizable",
+             "     - undecided", "     - first bad history"]
+    for r in rows:
+        lines += [f"   * - ``{r['frontier']}``", f"     - {r['specification']}",
+                  f"     - {r['not_linearizable']} of {r['runs']}", f"     - {r['undecided']}",
+                  f"     - {r['first_bad_run'] or '--'}"]
+    first = rows[0]
+    lines += ["", f"*Source: measured* by ``docs/explore_results.py --linearize`` on "
+              f"{first['date']} at commit ``{first['commit']}``: {first['runs']} histories per "
+              f"frontier, {first['threads']} threads x {first['ops']} operations, noise "
+              f"{first['noise']}, {first['machine_cores']} cores, "
+              f"{first['machine_implementation']} {first['machine_python']} (GIL "
+              f"{'on' if first['machine_gil'] else 'off'}, load {first['machine_load_1min']}).",
+              ""]
+    (OUT / "linearize-table.inc").write_text("\n".join(lines))
 
 
 def table_inc() -> None:

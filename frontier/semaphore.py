@@ -14,6 +14,16 @@ under the mutex too. Otherwise a put that passed ``P(empty_slots)`` just before 
 store its URL *after* a consumer found ``full_slots`` closed at 0 and went home: the URL would
 be stranded (found by ``crawlab explore semaphore --scenario close``).
 
+A third rule makes the non-blocking answers true. ``P(full_slots)`` *claims* a URL, but which
+one is decided only at the take, under the mutex; between the two, the URL is still in the
+buffer. So a ``get`` whose ``P`` timed out may not answer "empty" from the count alone: the
+buffer can hold URLs that other gets have claimed and not yet taken, and if a later ``put``
+lets one of those gets take a newer URL, no FIFO order explains the "empty" (``crawlab
+linearize semaphore`` found such histories). It answers "empty" only after seeing the buffer
+empty under the mutex, and otherwise waits for the claims in flight to be taken (each needs
+only the mutex) and tries ``P`` again; ``put``'s "full" is made true the same way. Every
+answer then takes effect at one instant under the mutex: the frontier is linearizable.
+
 ``mutex`` is a :class:`threading.Lock`, which *is* a binary semaphore implemented in C (any
 thread may release it). The counting semaphores are :class:`Semaphore` below rather than
 :class:`threading.Semaphore`, which is written in Python on top of a ``Condition`` and signals on
@@ -24,6 +34,7 @@ it, about four times as much as here, which would bury the lesson under interpre
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable
 
 from frontier.contract import (
@@ -40,6 +51,8 @@ from frontier.storage import RingBuffer
 from frontier.waiting import WaitCondition, acquire_counted, deadline_of
 
 __all__ = ["Semaphore", "SemaphoreFrontier"]
+
+_CLAIM_WAIT = 1e-6  # seconds a full/empty answer waits for claims in flight before a new P
 
 
 class Semaphore:
@@ -119,7 +132,7 @@ class SemaphoreFrontier:
         if self._empty_slots.closed:
             raise Closed(self.name)
         deadline = deadline_of(timeout)
-        if not self._empty_slots.P(deadline):
+        if not self._empty_slots.P(deadline) and not self._settle(self._empty_slots, full=True):
             raise Closed(self.name) if self._empty_slots.closed else Full
         self._enter()
         try:
@@ -136,7 +149,7 @@ class SemaphoreFrontier:
         """P(full_slots), take under the mutex, V(empty_slots). :class:`Empty` on timeout;
         ``None`` once closed and drained."""
         deadline = deadline_of(timeout)
-        if not self._full_slots.P(deadline):
+        if not self._full_slots.P(deadline) and not self._settle(self._full_slots, full=False):
             if self._full_slots.closed:
                 return None
             raise Empty
@@ -148,6 +161,24 @@ class SemaphoreFrontier:
             self._mutex.release()
         self._empty_slots.V()
         return url  # type: ignore[return-value]
+
+    def _settle(self, slots: Semaphore, full: bool) -> bool:
+        """After ``slots.P`` gave up: ``P`` again until it passes (True), or until the buffer
+        is seen ``full`` (for a put; empty for a get) under the mutex (False), the instant a
+        "full" or "empty" answer takes effect. Until then the slots the count lacks are claimed
+        by operations between their ``P`` and their store or take (or their ``V`` after the
+        take), which need only the mutex: the wait is theirs, never a producer's or consumer's
+        to come. O(operations in flight)."""
+        while True:
+            with self._mutex:
+                n = len(self._buffer)
+                if (n == self.capacity) if full else (n == 0):
+                    return False
+            # Let the claims in flight finish. A positive sleep, not sleep(0): a scheduler that
+            # owns time (crawlab explore) then runs them first instead of this loop for ever.
+            time.sleep(_CLAIM_WAIT)
+            if slots.P(deadline=0.0):
+                return True
 
     def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
         """One ``put`` per pair (each may block for room)."""

@@ -58,6 +58,8 @@ class SlicedFrontier(PollingFrontier):
     description = "one FIFO slice per thread, each under its own lock; a dry thread steals"
     correct = True
     bounded = False
+    # what crawlab linearize checks instead of ``ordering``: each putter's URLs in its order
+    specification = "per-putter-fifo"
 
     def __init__(self, slices: int | None = None) -> None:
         super().__init__()

@@ -3,9 +3,11 @@ its sequential specification (Wing-Gong search, Lowe's memoization); a bad one i
 
 ::
 
-    crawlab linearize FRONTIER [--threads N] [--ops N] [--runs N] [--seed N] [--out DIR] [--json]
+    crawlab linearize FRONTIER [--threads N] [--ops N] [--runs N] [--seed N] [--noise P]
+                               [--out DIR] [--json]
 
-Exit status: 0 every history linearizable, 1 one was not, 2 bad input (one line on stderr).
+Exit status: 0 no history was shown not linearizable (those the search gave up on are counted
+and printed as undecided), 1 one was not, 2 bad input (one line on stderr).
 The engine is :mod:`frontier.check.linearize`.
 """
 
@@ -16,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from crawlers.args import positive_int
+from crawlers.args import positive_int, probability
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -37,6 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", type=positive_int, default=lin.DEFAULT_RUNS,
                    help=f"histories recorded and checked (default {lin.DEFAULT_RUNS})")
     p.add_argument("--seed", type=int, default=0, help="seed of the operation mix (default 0)")
+    p.add_argument("--noise", type=probability, default=lin.DEFAULT_NOISE, metavar="P",
+                   help="chance of a yield before each line of the frontier's code, which makes "
+                        f"races show (0: none; default {lin.DEFAULT_NOISE})")
     p.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
                    help="where the timeline of a bad history goes (default: here)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -52,17 +57,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"crawlab linearize: error: --out {args.out} is not a directory", file=sys.stderr)
         return BAD_INPUT
     found = None
-    runs = 0
+    runs = undecided = 0
+    spec = lin.spec_of(args.frontier)
     for run in range(args.runs):
         runs += 1
         history = lin.record(args.frontier, threads=args.threads, ops=args.ops,
-                             seed=args.seed + run)
-        result = lin.check(history, lin.spec_of(args.frontier))
-        if not result.ok:
+                             seed=args.seed + run, noise=args.noise)
+        result = lin.check(history, spec)
+        if result.undecided:
+            undecided += 1
+        elif not result.ok:
             found = (run, history, result)
             break
-    row = {"frontier": args.frontier, "threads": args.threads, "ops": args.ops,
-           "runs": runs, "linearizable": found is None}
+    row = {"frontier": args.frontier, "specification": spec, "threads": args.threads,
+           "ops": args.ops, "noise": args.noise, "runs": runs, "undecided": undecided,
+           "linearizable": found is None}
     if found is not None:
         from frontier.check.timeline import draw
 
@@ -74,8 +83,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(row, indent=1))
     elif found is None:
-        print(f"{args.frontier}: all {runs} histories linearizable ({args.threads} threads x "
-              f"{args.ops} operations each)")
+        shown = runs - undecided
+        gave_up = (f"; {undecided} undecided (the search gave up after "
+                   f"{lin.DEFAULT_BUDGET:,} steps)" if undecided else "")
+        print(f"{args.frontier}: {'all ' if not undecided else ''}{shown} of {runs} histories "
+              f"linearizable to {spec} ({args.threads} threads x {args.ops} operations each, "
+              f"noise {args.noise}){gave_up}")
     else:
         print(f"{args.frontier}: history {row['run']} of {runs} is NOT linearizable: "
               f"{row['reason']}; timeline written to {row['timeline']}")
