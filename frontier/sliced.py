@@ -19,6 +19,9 @@ lock: so a ``put`` either stored its URL before ``close`` (and any getter that h
 ``closed`` finds it) or raises :class:`~frontier.Closed` -- the race that ``crawlab explore``
 found in three other frontiers cannot happen here.
 
+Every answer takes effect at one instant (linearizable to the relaxed specification): an
+empty answer too, see :meth:`SlicedFrontier._take_one`.
+
 Unbounded. ``put`` O(1); ``get`` O(1) from the home slice, O(k) when stealing. Thread-safe. A
 ``get`` on an empty frontier polls with :class:`~frontier.waiting.Backoff` (there is no one
 condition to sleep on without a lock over all slices). Without the GIL the threads on different
@@ -39,14 +42,16 @@ __all__ = ["SlicedFrontier"]
 
 
 class _Slice:
-    """One sub-queue and the lock that guards it (``urls`` is read or changed only under
-    ``lock``)."""
+    """One sub-queue and the lock that guards it (``urls`` and ``added`` change only under
+    ``lock``; a scan reads both without it, as snapshots). ``added`` counts the URLs ever
+    appended: an empty scan uses it to tell that nothing came in behind it."""
 
-    __slots__ = ("lock", "urls")
+    __slots__ = ("added", "lock", "urls")
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.urls: deque[str] = deque()
+        self.added = 0
 
 
 @register
@@ -93,6 +98,7 @@ class SlicedFrontier(PollingFrontier):
             if self._closed:
                 raise Closed(self.name)
             s.urls.append(url)
+            s.added += 1
         mine.puts += 1
         mine.lock_acquisitions += 1
 
@@ -104,6 +110,7 @@ class SlicedFrontier(PollingFrontier):
             if self._closed:
                 raise Closed(self.name)
             s.urls.extend(urls)
+            s.added += len(urls)
         mine.puts += len(urls)
         mine.lock_acquisitions += 1
 
@@ -127,14 +134,25 @@ class SlicedFrontier(PollingFrontier):
         return super().get(timeout)
 
     def _take_one(self, mine: FrontierStats) -> str | None:
-        """The oldest URL of the home slice, else of the first non-empty slice after it."""
+        """The oldest URL of the home slice, else of the first non-empty slice after it;
+        ``None`` only if there was an instant when every slice was empty.
+
+        The scan is not atomic: a slice found empty may receive a URL while a later one is
+        emptied, and "empty" would then be an answer no moment of the get explains
+        (``crawlab linearize sliced`` found it). So an empty scan checks that no slice's
+        ``added`` moved since it was looked at, and scans again if one did: each slice was then
+        empty from its look to the check, and all looks come before all checks."""
         k = len(self._slices)
         home = self._mine()[0]
-        for step in range(k):
-            s = self._slices[(home + step) % k]
-            if s.urls and (url := self._pop(s, mine)) is not None:
-                return url
-        return None
+        order = [self._slices[(home + step) % k] for step in range(k)]
+        while True:
+            looked = []
+            for s in order:
+                looked.append(s.added)  # before the look: an append after it shows
+                if s.urls and (url := self._pop(s, mine)) is not None:
+                    return url
+            if all(s.added == n for s, n in zip(order, looked)):
+                return None
 
     def close(self) -> None:
         """Set the flag while holding every slice lock (see the invariant). Idempotent."""

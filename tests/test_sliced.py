@@ -5,6 +5,7 @@ registered frontier."""
 from __future__ import annotations
 
 import threading
+from collections import deque
 
 import pytest
 
@@ -50,3 +51,40 @@ def test_a_put_after_close_is_refused_and_what_was_put_drains():
 def test_slices_must_be_a_positive_integer(bad):
     with pytest.raises(ValueError, match="slices must be a positive integer"):
         SlicedFrontier(slices=bad)
+
+
+class _EmptiedWhileLookedAt(deque):
+    """A slice's deque that, the first time a scan looks at it, lets the "other threads" act
+    (their put into an already scanned slice, their take of this slice's last URL) and then
+    looks empty: the one interleaving that makes a non-atomic scan answer "empty" wrongly."""
+
+    def __init__(self, urls, meanwhile):
+        super().__init__(urls)
+        self.meanwhile = meanwhile
+
+    def __bool__(self):
+        if self.meanwhile is not None:
+            act, self.meanwhile = self.meanwhile, None
+            act()
+        return len(self) > 0
+
+
+def test_an_empty_answer_is_true_at_some_instant_of_the_scan():
+    f = SlicedFrontier(slices=2)
+    first, second = f._slices
+    f.put("mine")  # the calling thread's home is the first slice ...
+    assert f.get(timeout=0) == "mine"  # ... and it is empty again
+
+    def meanwhile():
+        with first.lock:  # another thread's put into the slice already looked at
+            first.urls.append("late")
+            first.added += 1
+        with second.lock:  # and a third thread's take of the second slice's only URL
+            second.urls.popleft()
+
+    with second.lock:
+        second.urls = _EmptiedWhileLookedAt(["early"], meanwhile)
+        second.added += 1
+    # At no instant of this get was the frontier empty: "early" left only after "late" came.
+    assert f.get(timeout=0) == "late"
+    assert not first.urls and not second.urls
