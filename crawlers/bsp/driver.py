@@ -33,7 +33,7 @@ from crawlers.bsp.transport import (
     ProcessTransport,
     check_mpi_launch,
 )
-from crawlers.crawl.targets import WebOptions, open_target
+from crawlers.crawl.targets import WebOptions, load_reference, open_target
 from crawlers.page.urls import origin_of, site_of
 from crawlers.partition.assignment import Assignment, make_assignment
 
@@ -62,6 +62,7 @@ class BspConfig:
     kill_worker: int | None = None
     kill_at: int | None = None
     out: str | None = None
+    reference: str | None = None  # a file of URLs: coverage against it (read by the root)
     opic: bool = True  # OPIC priorities (priority frontiers only)
     capacity: int = LARGE_CAPACITY  # of bounded frontiers; the overflow waits in a list
     timeout: float = 120.0  # seconds a collective waits for a worker
@@ -127,6 +128,8 @@ def validate(config: BspConfig) -> Assignment:
     rank while the others wait for it; :func:`run_bsp` checks the file on rank 0 and shares
     the outcome."""
     check_launch(config)
+    if config.reference is not None:
+        load_reference(config.reference)  # a bad list fails before the crawl starts
     return make_assignment(config.partition, config.procs, known_sites(config.web))
 
 
@@ -255,6 +258,7 @@ def _open_sink(config: BspConfig, sink: Any) -> tuple[Any, bool]:
 
 
 def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspReport:
+    reference = None if config.reference is None else load_reference(config.reference)
     sink, own_sink = _open_sink(config, sink)
     report = _base_report(config)
     try:
@@ -263,7 +267,7 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
             intents = tempfile.TemporaryDirectory(prefix="crawlab-bsp-")
             setup.settings.intents = intents.name
             group = ProcessGroup(config.procs, timeout=config.timeout, seeds=target.seeds)
-            collector = Collector(config.procs, sink, target.truth)
+            collector = Collector(config.procs, sink, target.truth, reference)
             t_spawn = time.monotonic()
             started: list[float] = []
 
@@ -336,11 +340,13 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
             # Set-up failures are shared with the allgather, so that every rank raises the
             # same one-line error instead of waiting forever for a rank that gave up. Only
             # rank 0 reads the partition file; the others get the assignment from it.
-            setup, error, target = None, None, None
+            setup, error, target, reference = None, None, None, None
             try:
                 if root:
                     assignment = make_assignment(config.partition, config.procs,
                                                  known_sites(config.web))
+                    if config.reference is not None:
+                        reference = load_reference(config.reference)
                     sink, own_sink = _open_sink(config, sink)
                 if root or config.web.kind != "served":
                     target = stack.enter_context(open_target(config.web))
@@ -353,7 +359,7 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
             if errors:
                 raise BspError(errors[0])
             setup = shared[0][0]
-            collector = Collector(config.procs, sink, target.truth if root else None)
+            collector = Collector(config.procs, sink, target.truth if root else None, reference)
             side = stack.enter_context(_worker_side(setup, target))
             worker = Worker(setup.settings, transport, Ownership(setup.assignment, side.aliases),
                             side.fetch, in_scope=side.in_scope,

@@ -76,7 +76,8 @@ class BspReport:
     errors: dict[str, int] = field(default_factory=dict)
     pages_per_second: float = 0.0
     coverage: float | None = None
-    coverage_basis: str | None = None  # "web": I / U; "discovered": I / URLs any worker reached
+    coverage_basis: str | None = None  # "web": I / U; "discovered": I / URLs any worker reached;
+    # "reference": listed pages fetched / pages listed (--reference FILE)
     quality: float | None = None
     web_size: int | None = None
     supersteps: int = 0
@@ -115,13 +116,16 @@ class Collector:
 
     ``sink`` (a :class:`~crawlers.crawl.output.CrawlOutput`) gets every page and its links as they
     are reported (the workers must send results: ``keep_results``). ``truth`` enables
-    coverage and quality.
+    coverage and quality; ``reference`` (a :class:`~crawlers.crawl.report.ReferenceList`)
+    measures coverage against a list instead.
     """
 
-    def __init__(self, procs: int, sink: Any = None, truth: Any = None) -> None:
+    def __init__(self, procs: int, sink: Any = None, truth: Any = None,
+                 reference: Any = None) -> None:
         self.procs = procs
         self.sink = sink
         self.truth = truth
+        self.reference = reference
         self.records: list[SuperstepRecord] = []
         self.fetched: list[str] = []
         self.seen: set[str] = set()
@@ -191,4 +195,8 @@ class Collector:
             r.coverage = self.truth.coverage(unique)
             r.coverage_basis = "web"
             r.quality = self.truth.quality(self.seen)
+        if self.reference is not None:
+            r.web_size = self.reference.size
+            r.coverage = self.reference.coverage(self.seen)
+            r.coverage_basis = "reference"
         return r

@@ -18,7 +18,11 @@ import json
 import sys
 
 from crawlers.args import non_negative_int, positive, positive_int
-from crawlers.cli.webflags import add_web_arguments, web_options
+from crawlers.cli.webflags import (
+    add_reference_argument,
+    add_web_arguments,
+    web_options,
+)
 
 __all__ = ["HELP", "add_arguments", "config_from_args", "print_report", "run"]
 
@@ -59,6 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--json", action="store_true", help="print one JSON object")
     g.add_argument("--out", metavar="DIR",
                    help="write pages.jsonl, edges.txt and summary.json to DIR as the crawl goes")
+    add_reference_argument(g)
 
 
 def config_from_args(args: argparse.Namespace):
@@ -70,7 +75,8 @@ def config_from_args(args: argparse.Namespace):
                      frontier=args.frontier, partition=args.partition, backend=args.backend,
                      seconds=args.seconds, max_pages=args.max_pages,
                      max_supersteps=args.max_supersteps, kill_worker=args.kill_worker,
-                     kill_at=args.kill_at, out=args.out, timeout=args.timeout)
+                     kill_at=args.kill_at, out=args.out, timeout=args.timeout,
+                     reference=args.reference)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,7 +126,9 @@ def print_report(r) -> None:
         ("pages fetched N / unique I", f"{r.pages_fetched} / {r.unique_pages}"),
         ("overlap (N-I)/I", f"{r.overlap:.3f}"),
         ("coverage I/U", num(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")
-         + ("  (U = URLs any worker reached)" if r.coverage_basis == "discovered" else "")),
+         + ("  (U = URLs any worker reached)" if r.coverage_basis == "discovered" else "")
+         + ("  (of the pages listed by --reference)" if r.coverage_basis == "reference"
+            else "")),
         ("quality vs PageRank", num(r.quality)),
         ("pages per second", f"{r.pages_per_second:.1f}"),
         ("pages per worker", " ".join(map(str, r.pages_per_worker))),

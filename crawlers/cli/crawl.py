@@ -7,7 +7,12 @@ import argparse
 import sys
 
 from crawlers.args import non_negative_int, positive, positive_int
-from crawlers.cli.webflags import add_web_arguments, web_options
+from crawlers.cli.webflags import (
+    add_reference_argument,
+    add_web_arguments,
+    reference_of,
+    web_options,
+)
 
 __all__ = ["HELP", "add_arguments", "print_report", "run"]
 
@@ -48,6 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     g.add_argument("--out", metavar="DIR",
                    help="write pages.jsonl, edges.txt and summary.json to DIR as the crawl goes")
+    add_reference_argument(g)
     g.add_argument("--timeline", metavar="FILE",
                    help="record where each thread's time goes (fetch, lock, not_empty, not_full, "
                    "polite, run) and write FILE.png (one row per thread) and FILE.json (Trace "
@@ -82,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         f = frontier.create(args.frontier)
     opts = web_options(args, threads=args.threads)
+    reference = reference_of(args)
     timeline, stem = _timeline_of(args.timeline)
     journal = None
     if args.state:
@@ -101,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
                 politeness_wait=target.politeness_wait, sink=sink,
                 ground_truth=target.truth, watchdog=args.watchdog, producers=args.producers,
                 poll=None if args.untimed_waits else POLL, thread_timeline=timeline,
-                journal=journal,
+                journal=journal, reference=reference,
             )
             progress = None if args.json else _progress_printer()
             if journal is not None and not journal.fresh and not args.json:
@@ -185,7 +192,9 @@ def print_report(r) -> None:
         ("unique pages I", str(r.unique_pages)),
         ("overlap (N-I)/I", f"{r.overlap:.3f}"),
         ("coverage I/U", pct(r.coverage) + (f"  (U = {r.web_size})" if r.web_size else "")
-         + ("  (U = URLs discovered)" if r.coverage_basis == "discovered" else "")),
+         + ("  (U = URLs discovered)" if r.coverage_basis == "discovered" else "")
+         + ("  (of the pages listed by --reference)" if r.coverage_basis == "reference"
+            else "")),
         ("quality vs PageRank", pct(r.quality)),
         ("pages per second", f"{r.pages_per_second:.1f}"),
         ("pages per thread", " ".join(map(str, r.pages_per_thread))),

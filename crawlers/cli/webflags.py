@@ -69,3 +69,20 @@ def web_options(args: argparse.Namespace, threads: int):
     return WebOptions(kind=kind, seed_urls=args.seed_url, threads=threads,
                       **{name: values.get(name, getattr(defaults, name))
                          for name in (*_GENERATED, "parser", "politeness")})
+
+
+def add_reference_argument(g: argparse._ArgumentGroup) -> None:
+    """``--reference FILE``: coverage against a list of URLs (``crawlab crawl`` and ``bsp``)."""
+    g.add_argument("--reference", metavar="FILE",
+                   help="measure coverage against the URLs listed in FILE (one per line): the "
+                   "share of them fetched; for real sites, whose size nobody knows")
+
+
+def reference_of(args: argparse.Namespace):
+    """The :class:`~crawlers.crawl.report.ReferenceList` of ``--reference``, or ``None``
+    (a bad file is a one-line :class:`ValueError`)."""
+    if args.reference is None:
+        return None
+    from crawlers.crawl.targets import load_reference
+
+    return load_reference(args.reference)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["CrawlReport", "GroundTruth", "overlap"]
+__all__ = ["CrawlReport", "GroundTruth", "ReferenceList", "overlap"]
 
 
 def overlap(fetched: int, unique: int) -> float:
@@ -46,6 +46,24 @@ class GroundTruth:
         return len(pages.intersection(top.tolist())) / len(pages)
 
 
+class ReferenceList:
+    """The pages a crawl should reach, as a user lists them (``--reference FILE``): coverage
+    for a web whose size nobody knows is then measured against the list,
+    ``|fetched ∩ list| / |list|``. ``urls``: normalized URLs (at least one). O(fetched) per
+    coverage; immutable, so safe to share between threads."""
+
+    def __init__(self, urls: Iterable[str], source: str = "") -> None:
+        self.urls = frozenset(urls)
+        if not self.urls:
+            raise ValueError(f"{source or 'the reference list'} holds no URL")
+        self.source = source
+        self.size = len(self.urls)
+
+    def coverage(self, fetched: Iterable[str]) -> float:
+        """The share of the listed pages among ``fetched`` (distinct URLs)."""
+        return len(self.urls.intersection(fetched)) / self.size
+
+
 @dataclass
 class CrawlReport:
     """What a crawl did. ``pages_fetched`` N counts every fetch, ``unique_pages`` I the distinct
@@ -67,7 +85,8 @@ class CrawlReport:
     pages_per_second: float = 0.0
     pages_per_thread: list[int] = field(default_factory=list)
     coverage: float | None = None
-    coverage_basis: str | None = None  # "web": I / U; "discovered": I / URLs the crawl reached
+    coverage_basis: str | None = None  # "web": I / U; "discovered": I / URLs the crawl reached;
+    # "reference": listed pages fetched / pages listed (--reference FILE)
     quality: float | None = None
     web_size: int | None = None
     links_found: int = 0

@@ -25,12 +25,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from crawlers.crawl.report import GroundTruth
+from crawlers.crawl.report import GroundTruth, ReferenceList
 from crawlers.page.fetch import Fetcher, HttpFetcher
 from crawlers.page.robots import Politeness, RobotsCache
 from crawlers.page.urls import Scope, normalize
 
-__all__ = ["Target", "WebOptions", "open_target"]
+__all__ = ["Target", "WebOptions", "load_reference", "open_target"]
 
 
 @dataclass
@@ -149,3 +149,26 @@ def _real_sites(opts: WebOptions) -> Iterator[Target]:
         )
     finally:
         fetcher.close()
+
+
+def load_reference(path: str) -> ReferenceList:
+    """The :class:`~crawlers.crawl.report.ReferenceList` in file ``path``: one URL per line
+    (blank lines and lines starting with ``#`` skipped), normalized as the crawler normalizes
+    links. A file that cannot be read, a line that is not an http(s) URL, or a list with no
+    URL raises :class:`ValueError` with one line naming the file (and the line)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ValueError(f"--reference {path}: cannot read it ({why})") from None
+    urls = []
+    for n, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        url = normalize(text)
+        if url is None:
+            raise ValueError(f"--reference {path}: line {n} is not an http(s) URL: {text[:80]!r}")
+        urls.append(url)
+    return ReferenceList(urls, source=f"--reference {path}")
