@@ -63,6 +63,7 @@ class BspConfig:
     kill_at: int | None = None
     out: str | None = None
     reference: str | None = None  # a file of URLs: coverage against it (read by the root)
+    state: str | None = None  # MPI: journals in this directory; resumes from them if present
     opic: bool = True  # OPIC priorities (priority frontiers only)
     capacity: int = LARGE_CAPACITY  # of bounded frontiers; the overflow waits in a list
     timeout: float = 120.0  # seconds a collective waits for a worker
@@ -101,8 +102,9 @@ def check_config(c: BspConfig) -> None:
     if (c.kill_worker is None) != (c.kill_at is None):
         raise BspError("--kill-worker and --kill-at go together")
     if c.kill_worker is not None:
-        if c.backend != "processes":
-            raise BspError("fault injection (--kill-worker) needs --backend processes")
+        if c.backend != "processes" and c.state is None:
+            raise BspError("fault injection (--kill-worker) needs --backend processes, or "
+                           "--state DIR under MPI")
         if c.procs < 2:
             raise BspError("--kill-worker needs at least 2 workers (someone must survive)")
         if not 0 <= c.kill_worker < c.procs:
@@ -110,6 +112,9 @@ def check_config(c: BspConfig) -> None:
                            f"got {c.kill_worker}")
         if c.kill_at < 0:
             raise BspError(f"--kill-at must be a superstep >= 0, got {c.kill_at}")
+    if c.state is not None and c.backend != "mpi":
+        raise BspError("--state applies to --backend mpi (the processes backend hands a dead "
+                       "worker's unfinished URLs to the survivors without a restart)")
 
 
 def check_launch(config: BspConfig) -> None:
@@ -249,12 +254,14 @@ def run_bsp(config: BspConfig, sink: Any = None) -> BspReport | None:
     return _run_processes(config, validate(config), sink)
 
 
-def _open_sink(config: BspConfig, sink: Any) -> tuple[Any, bool]:
+def _open_sink(config: BspConfig, sink: Any, resumed: tuple[int, dict] | None = None
+               ) -> tuple[Any, bool]:
     if sink is not None or config.out is None:
         return sink, False
     from crawlers.crawl.output import CrawlOutput
 
-    return CrawlOutput(config.out), True
+    offsets = None if resumed is None else resumed[1]["offsets"]
+    return CrawlOutput(config.out, resume_at=offsets), True
 
 
 def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspReport:
@@ -340,18 +347,28 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
             # Set-up failures are shared with the allgather, so that every rank raises the
             # same one-line error instead of waiting forever for a rank that gave up. Only
             # rank 0 reads the partition file; the others get the assignment from it.
-            setup, error, target, reference = None, None, None, None
+            setup, error, target, reference, resumed = None, None, None, None, None
             try:
+                if config.state is not None:  # where the launcher looks for a dead rank
+                    os.makedirs(config.state, exist_ok=True)
+                    with open(os.path.join(config.state, f"rank-{transport.rank}.pid"),
+                              "w") as f:
+                        f.write(f"{os.getpid()}\n")
                 if root:
                     assignment = make_assignment(config.partition, config.procs,
                                                  known_sites(config.web))
                     if config.reference is not None:
                         reference = load_reference(config.reference)
-                    sink, own_sink = _open_sink(config, sink)
+                    resumed = _resume_point(config)
+                    sink, own_sink = _open_sink(config, sink, resumed)
                 if root or config.web.kind != "served":
                     target = stack.enter_context(open_target(config.web))
                 if root:
                     setup = _setup(config, assignment, target)
+                    if config.state is not None:
+                        setup.settings.state = config.state
+                        setup.settings.session = time.time_ns()
+                        setup.settings.resume_from = None if resumed is None else resumed[0]
             except Exception as exc:
                 error = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
             shared = transport.allgather((setup, error))
@@ -360,10 +377,18 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
                 raise BspError(errors[0])
             setup = shared[0][0]
             collector = Collector(config.procs, sink, target.truth if root else None, reference)
+            if resumed is not None:
+                collector.restore(resumed[1]["collector"])
+
+            def snapshot_extra() -> dict:
+                return {"collector": collector.state(),
+                        "offsets": None if sink is None else sink.offsets()}
+
             side = stack.enter_context(_worker_side(setup, target))
             worker = Worker(setup.settings, transport, Ownership(setup.assignment, side.aliases),
                             side.fetch, in_scope=side.in_scope,
-                            on_gather=collector.add if root else None)
+                            on_gather=collector.add if root else None,
+                            snapshot_extra=snapshot_extra if root else None)
             collector.start()
             t0 = time.monotonic()
             try:
@@ -373,7 +398,31 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
             elapsed = time.monotonic() - t0
             if root:
                 collector.report(report, elapsed, reason)
+                if config.state is not None:
+                    from crawlers.bsp.journal import refetched
+
+                    report.refetched, sessions = refetched(config.state, config.procs)
+                    # each earlier session lost at most the superstep after its last snapshot
+                    report.refetch_bound = max(0, sessions - 1) * config.procs * config.R
     finally:
         if own_sink:
             sink.close(report.as_json() if report.stopped_by else None)
     return report if root else None
+
+
+def _resume_point(config: BspConfig) -> tuple[int, dict] | None:
+    """For ``--state`` with journals in it: the superstep every rank saved and the root's
+    extra state of that snapshot (its collector and the output's offsets);
+    ``None`` for a fresh crawl."""
+    if config.state is None or not os.path.exists(os.path.join(config.state, "rank-0.sqlite")):
+        return None
+    from crawlers.bsp.journal import BspJournal, common_superstep
+
+    superstep = common_superstep(config.state, config.procs)
+    if superstep is None:
+        return None
+    journal = BspJournal(config.state, 0, session=0)
+    try:
+        return superstep, journal.load(superstep)["extra"]
+    finally:
+        journal.close()

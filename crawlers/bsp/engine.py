@@ -188,6 +188,11 @@ class WorkerSettings:
     # write per superstep, no fsync): how the driver counts what a dead worker's successor
     # fetched again
     intents: str | None = None
+    # --state DIR: each worker saves its state there at every barrier (crawlers.bsp.journal);
+    # resume_from: the superstep whose snapshots to start from (None: from the seeds)
+    state: str | None = None
+    session: int = 0
+    resume_from: int | None = None
 
 
 class Worker:
@@ -195,13 +200,16 @@ class Worker:
 
     ``fetch(url) -> FetchResult`` is called from the robot threads and must be thread-safe;
     ``in_scope`` filters links (default: all). ``on_gather(steps)`` receives the reports of a
-    superstep where this worker is the root of ``gather`` (rank 0 under MPI).
+    superstep where this worker is the root of ``gather`` (rank 0 under MPI). With a journal
+    (``settings.state``), ``snapshot_extra()`` adds what the root keeps (its collector) to
+    this worker's snapshot.
     """
 
     def __init__(self, settings: WorkerSettings, transport: Transport, ownership: Ownership,
                  fetch: Callable[[str], FetchResult], *,
                  in_scope: Callable[[str], bool] | None = None,
-                 on_gather: Callable[[list[Any]], None] | None = None) -> None:
+                 on_gather: Callable[[list[Any]], None] | None = None,
+                 snapshot_extra: Callable[[], Any] | None = None) -> None:
         self.s = settings
         self.t = transport
         self.rank = transport.rank
@@ -210,6 +218,10 @@ class Worker:
         self.fetch = fetch
         self.in_scope = in_scope
         self.on_gather = on_gather
+        self.snapshot_extra = snapshot_extra
+        # URLs put into the frontier (or spill) and not yet taken, with their last priority:
+        # the frontier's contents as a snapshot needs them
+        self.queued: dict[str, float] = {}
         cls = frontier_pkg.info(settings.frontier)
         self.frontier = (frontier_pkg.create(settings.frontier, capacity=settings.capacity)
                          if cls.bounded else frontier_pkg.create(settings.frontier))
@@ -229,6 +241,7 @@ class Worker:
         """put_many what fits; a bounded frontier's overflow waits in ``spill``."""
         if not pairs:
             return
+        self.queued.update(pairs)
         f = self.frontier
         if f.bounded:
             room = max(0, f.capacity - len(f))
@@ -256,6 +269,7 @@ class Worker:
             for u in got:
                 if u not in self.fetched:
                     self.fetched.add(u)
+                    self.queued.pop(u, None)
                     urls.append(u)
         return urls
 
@@ -358,13 +372,21 @@ class Worker:
         """Crawl superstep by superstep until the workers agree to stop; return the reason
         (``interrupted``, ``time``, ``max-pages``, ``max-supersteps``, ``exhausted``)."""
         s = self.s
+        journal = None
+        total_fetched = superstep = 0
+        if s.state is not None:
+            from crawlers.bsp.journal import BspJournal
+
+            journal = BspJournal(s.state, self.rank, s.session)
+        if s.resume_from is not None:
+            total_fetched = self._restore(journal.load(s.resume_from))
+            superstep = s.resume_from
         self.t.barrier()  # everybody is ready: the crawl clock starts now
         t_start = time.monotonic()
-        seeds: list[tuple[str, float]] = []
-        self._offer_seeds(seeds)
-        self._insert(seeds)
-        total_fetched = 0
-        superstep = 0
+        if s.resume_from is None:
+            seeds: list[tuple[str, float]] = []
+            self._offer_seeds(seeds)
+            self._insert(seeds)
         intents = -1 if s.intents is None else os.open(
             os.path.join(s.intents, f"started-{self.rank}.log"),
             os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -379,6 +401,8 @@ class Worker:
                 urls = self._extract(self._cap(total_fetched))
                 if intents >= 0 and urls:
                     os.write(intents, "".join(u + "\n" for u in urls).encode())
+                if journal is not None:
+                    journal.started(urls)
                 outbox, local = self._process(step, self._fetch_all(pool, urls))
                 self._insert(local)
                 step.local = local
@@ -404,6 +428,8 @@ class Worker:
                 failed = self._check_failover() or failed
                 total_fetched += pages
                 superstep += 1
+                if journal is not None:  # the barrier is the group commit
+                    journal.save(superstep, self._snapshot(total_fetched))
                 if stop_votes:
                     self.stopped_by = "interrupted"
                 elif late_votes:
@@ -419,7 +445,27 @@ class Worker:
         self.frontier.close()
         if intents >= 0:
             os.close(intents)
+        if journal is not None:
+            journal.close()
         return self.stopped_by
+
+    def _snapshot(self, total_fetched: int) -> dict[str, Any]:
+        """This worker's state at a barrier (see :mod:`crawlers.bsp.journal`)."""
+        return {"queued": self.queued, "fetched": self.fetched,
+                "visited": self.visited.fingerprints(),
+                "ledger": None if self.ledger is None else self.ledger.state(),
+                "total_fetched": total_fetched,
+                "extra": None if self.snapshot_extra is None else self.snapshot_extra()}
+
+    def _restore(self, snap: dict[str, Any]) -> int:
+        """Take up a snapshot: the frontier's contents, what was fetched and claimed, the OPIC
+        cash. Returns the pages every worker had fetched by then."""
+        self.fetched = set(snap["fetched"])
+        self.visited.restore(snap["visited"])
+        if self.ledger is not None and snap["ledger"] is not None:
+            self.ledger.restore(snap["ledger"])
+        self._insert(sorted(snap["queued"].items(), key=lambda kv: -kv[1]))
+        return snap["total_fetched"]
 
     def _offer_seeds(self, batch: list[tuple[str, float]]) -> None:
         for u in self._own_seeds:

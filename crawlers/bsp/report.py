@@ -95,8 +95,12 @@ class BspReport:
     # after a failover: pages the dead workers had started in their last, unreported superstep
     # (the most a survivor can fetch again, itself at most R per dead worker), and the pages
     # a survivor did fetch again (None without a death, or without the workers' started logs)
+    # With --state (MPI): resumed = pages fetched by earlier sessions of the crawl (counted in
+    # pages_fetched, not in pages_per_second); refetch_bound = R x procs per resume (one lost
+    # superstep), refetched = pages started in more than one session
     refetch_bound: int | None = None
     refetched: int | None = None
+    resumed: int = 0
     per_superstep: list[SuperstepRecord] = field(default_factory=list)
     fetched_urls: list[str] = field(default_factory=list, repr=False)
 
@@ -132,6 +136,21 @@ class Collector:
         self.errors: Counter[str] = Counter()
         self.per_worker = [0] * procs
         self.t0 = time.monotonic()
+        self.resumed = 0  # pages of earlier sessions (restored by a resumed crawl)
+
+    def state(self) -> dict[str, Any]:
+        """What a resumed crawl needs to report the whole crawl (for a journal snapshot)."""
+        return {"records": self.records, "fetched": self.fetched, "errors": self.errors,
+                "per_worker": self.per_worker}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Take up a :meth:`state` snapshot: its pages count as resumed."""
+        self.records = list(state["records"])
+        self.fetched = list(state["fetched"])
+        self.seen = set(self.fetched)
+        self.errors = Counter(state["errors"])
+        self.per_worker = list(state["per_worker"])
+        self.resumed = len(self.fetched)
 
     def start(self) -> None:
         """Start the clock (call when the workers start their first superstep)."""
@@ -177,7 +196,8 @@ class Collector:
         r.duplicates = n - unique
         r.overlap = overlap(n, unique)
         r.errors = dict(self.errors)
-        r.pages_per_second = n / seconds if seconds > 0 else 0.0
+        r.pages_per_second = (n - self.resumed) / seconds if seconds > 0 else 0.0
+        r.resumed = self.resumed
         r.supersteps = len(self.records)
         for k in ("messages", "urls_sent", "page_messages", "failures", "local_failures",
                   "misrouted"):

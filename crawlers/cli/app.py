@@ -67,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed (crawlab bsp relaunches)
     if not getattr(args, "run", None):
         parser.print_help()
         return EXIT_USAGE

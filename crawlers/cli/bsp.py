@@ -48,7 +48,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="processes (default) or mpi (run under mpiexec -n P)")
     g.add_argument("--timeout", type=positive, default=120.0, metavar="S",
                    help="a worker that does not reach a barrier within S s fails the crawl")
-    g = p.add_argument_group("faults (processes backend)")
+    g = p.add_argument_group("crash safety (mpi backend)")
+    g.add_argument("--state", metavar="DIR",
+                   help="each rank journals its state in DIR at every barrier; started again with "
+                   "the same DIR, the crawl resumes. Typed without mpiexec, crawlab starts "
+                   "mpiexec -n P itself and names a rank that dies")
+    g.add_argument("--resume", metavar="DIR",
+                   help="continue the crawl journaled in DIR, with the flags it was started with")
+    g = p.add_argument_group("faults (processes backend, or mpi with --state)")
     g.add_argument("--kill-worker", type=non_negative_int, metavar="RANK",
                    help="SIGKILL this worker ...")
     g.add_argument("--kill-at", type=non_negative_int, metavar="SUPERSTEP",
@@ -76,14 +83,17 @@ def config_from_args(args: argparse.Namespace):
                      seconds=args.seconds, max_pages=args.max_pages,
                      max_supersteps=args.max_supersteps, kill_worker=args.kill_worker,
                      kill_at=args.kill_at, out=args.out, timeout=args.timeout,
-                     reference=args.reference)
+                     reference=args.reference, state=args.state)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``crawlab bsp``; returns the exit status."""
     from crawlers.bsp.driver import check_launch, run_bsp, validate
-    from crawlers.bsp.transport import launcher_rank
+    from crawlers.bsp.transport import launcher_rank, mpi_launched
 
+    if args.resume is not None or (args.state is not None and args.backend == "mpi"
+                                   and not mpi_launched()):
+        return _launch(args)
     config = config_from_args(args)
     if config.backend == "mpi" and launcher_rank() != 0:
         try:
@@ -107,6 +117,49 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_report(report)
     return 0
+
+
+def _launch(args: argparse.Namespace) -> int:
+    """Start the MPI job for ``--state``/``--resume`` typed without mpiexec, and report how it
+    ended (:mod:`crawlers.bsp.launcher`): the report, or one line and status 1 (a rank died)
+    or 2 (the ranks refused the input)."""
+    from crawlers.bsp.driver import check_config
+    from crawlers.bsp.launcher import launch, prepare
+    from crawlers.bsp.report import BspReport
+    from crawlers.bsp.transport import BspError, mpi_launched
+
+    if args.resume is not None:
+        if mpi_launched():
+            raise BspError("--resume starts the MPI job itself: type it without mpiexec")
+        if args.state is not None:
+            raise BspError("--resume DIR takes the journal directory; give no --state")
+    else:
+        check_config(config_from_args(args))  # bad flags fail here, before mpiexec starts
+    rank_argv, state = prepare(args.argv, args.state, args.resume)
+    procs = _procs_of(rank_argv)
+    if not args.json:
+        print(f"BSP crawl under mpiexec -n {procs}, journaled in {state}"
+              + (" (resuming)" if args.resume else ""), file=sys.stderr)
+    out = launch(rank_argv, procs, state)
+    if out.report is None:
+        print(f"crawlab bsp: error: {out.error}", file=sys.stderr)
+        return out.status
+    if args.json:
+        print(json.dumps(out.report))
+    else:
+        from types import SimpleNamespace
+
+        d = dict(out.report)
+        steps = [SimpleNamespace(**rec) for rec in d.pop("per_superstep")]
+        print_report(BspReport(**d, per_superstep=steps))
+    return 0
+
+
+def _procs_of(argv: list[str]) -> int:
+    """The ``--procs`` of a command line (default 2)."""
+    parsed = argparse.ArgumentParser(add_help=False)
+    parsed.add_argument("--procs", "-P", type=int, default=2)
+    return parsed.parse_known_args(argv)[0].procs
 
 
 def print_report(r) -> None:
@@ -141,7 +194,12 @@ def print_report(r) -> None:
     if r.killed:
         rows.append(("workers lost", ", ".join(
             f"{k['rank']} (exit {k['exitcode']})" for k in r.killed)))
-    if r.refetch_bound is not None:
+    if r.resumed:
+        rows.append(("resumed (pages of earlier sessions)", str(r.resumed)))
+    if r.refetch_bound is not None and r.backend == "mpi":
+        rows.append(("re-fetched after a restart", f"{r.refetched} (bound {r.refetch_bound}: "
+                     f"one superstep, R = {r.R} per rank, per restart)"))
+    elif r.refetch_bound is not None:
         rows.append(("re-fetched after failover", f"{r.refetched} (bound {r.refetch_bound}: "
                      f"started in the lost superstep; at most R = {r.R} per lost worker)"))
     for k, v in rows:

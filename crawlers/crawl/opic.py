@@ -30,6 +30,17 @@ class Opic:
         self._history: dict[str, float] = {}
         self._queued: dict[str, float] = {}  # the priority each URL was last put with
 
+    def state(self) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+        """Copies of the cash, history and last-queued priorities (a snapshot). O(URLs)."""
+        with self._cash_lock:
+            return dict(self._cash), dict(self._history), dict(self._queued)
+
+    def restore(self, state: tuple[dict[str, float], dict[str, float], dict[str, float]]
+                ) -> None:
+        """Take up a :meth:`state` snapshot, replacing what is held. O(URLs)."""
+        with self._cash_lock:
+            self._cash, self._history, self._queued = (dict(d) for d in state)
+
     def priority(self, url: str) -> float:
         """The cash ``url`` holds now (0 for a URL never linked to)."""
         return self._cash.get(url, 0.0)

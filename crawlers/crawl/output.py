@@ -9,6 +9,7 @@ loses at most the page being written. ``summary.json`` is written by :meth:`Craw
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,12 +26,20 @@ class CrawlOutput:
     and flushes, so lines from different robots never interleave.
     """
 
-    def __init__(self, directory: str | Path) -> None:
+    def __init__(self, directory: str | Path, resume_at: tuple[int, int] | None = None) -> None:
+        """``resume_at``: the :meth:`offsets` of an earlier session to continue from (what
+        was written after them, by a session that died, is cut off); default: start afresh."""
         self.dir = Path(directory)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            self._pages = open(self.dir / "pages.jsonl", "w", encoding="utf-8")
-            self._edges = open(self.dir / "edges.txt", "w", encoding="utf-8")
+            files = []
+            for name, offset in zip(("pages.jsonl", "edges.txt"), resume_at or (None, None)):
+                if offset is None:
+                    files.append(open(self.dir / name, "w", encoding="utf-8"))
+                else:
+                    os.truncate(self.dir / name, offset)
+                    files.append(open(self.dir / name, "a", encoding="utf-8"))
+            self._pages, self._edges = files
         except OSError as exc:
             raise ValueError(f"cannot write to {directory}: {exc.strerror}") from None
         # _write_lock guards both files.
@@ -61,6 +70,11 @@ class CrawlOutput:
         with self._write_lock:
             self._edges.write(text)
             self._edges.flush()
+
+    def offsets(self) -> tuple[int, int]:
+        """Where both files end now (a resumed crawl continues from there)."""
+        with self._write_lock:
+            return self._pages.tell(), self._edges.tell()
 
     def close(self, summary: dict[str, Any] | None = None) -> None:
         """Close the files, writing ``summary.json`` first if given. Idempotent."""

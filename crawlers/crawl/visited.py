@@ -56,6 +56,16 @@ class VisitedSet:
     def __len__(self) -> int:
         return len(self._seen)
 
+    def fingerprints(self) -> set[int]:
+        """A copy of the claimed fingerprints (a snapshot for a journal). O(size)."""
+        with self._claim_lock:
+            return set(self._seen)
+
+    def restore(self, fingerprints: set[int]) -> None:
+        """Claim every fingerprint of a :meth:`fingerprints` snapshot. O(size)."""
+        with self._claim_lock:
+            self._seen.update(fingerprints)
+
 
 class RacyVisitedSet(VisitedSet):
     """The check-then-add race kept on purpose, and caught: NOT thread-safe.

@@ -8,9 +8,11 @@ only at a call or a backward jump, and a racy ``push`` of a few bytecodes has ne
 recorder adds *noise*, as IBM's ConTest does for Java: before each line the frontier's own code
 runs, a thread yields its processor with probability ``noise`` (a seeded coin per thread). The
 yields move no operation's result, only *when* threads run, so a correct frontier stays
-linearizable and a racy one shows its races in a few runs instead of one in hundreds. It is *linearizable* if each operation can be
-given one instant between its invocation and its response so that, in the order of those
-instants, the operations do what the sequential specification says (Herlihy and Wing, 1990).
+linearizable and a racy one shows its races in a few runs instead of one in hundreds.
+
+A history is *linearizable* if each operation can be given one instant between its invocation
+and its response so that, in the order of those instants, the operations do what the
+sequential specification says (Herlihy and Wing, 1990).
 
 The check is Wing and Gong's search (1993) with Lowe's memoization (2017), as Porcupine does
 it: repeatedly pick an operation that may go first (invoked before every pending operation

@@ -1,0 +1,194 @@
+"""BSP journals: each worker's state at every barrier, so that a killed MPI job resumes.
+
+A BSP crawl has a natural moment to save: the end of a superstep. After the exchange and the
+closing ``allreduce`` no message is in flight, so the workers' states at the end of the same
+superstep form a *consistent cut* (a coordinated checkpoint, as Chandy and Lamport's snapshot
+is for asynchronous systems). ``crawlab bsp --backend mpi --state DIR`` makes each rank ``r``
+write its state into ``DIR/rank-r.sqlite`` (SQLite, WAL, one transaction and one ``fsync`` per
+superstep: the barrier is the group commit) before the next superstep starts.
+
+**Which superstep to resume from.** A rank writes superstep ``k`` only after every rank took part
+in superstep ``k``'s ``allreduce``, so when a rank dies the others are at most one snapshot
+ahead of it. Each journal keeps its last two snapshots, and the job resumes from the newest
+superstep *every* rank saved (:func:`common_superstep`). The pages fetched after it are fetched
+again: **at most one superstep's pages, R per rank** (the report prints the bound beside the
+measured count).
+
+**Counting re-fetches.** As in :mod:`crawlers.crawl.journal`, each rank appends
+``session<TAB>url`` to ``DIR/started-r.log`` before it fetches (one unbuffered write per
+superstep, no ``fsync``); a URL started in two sessions was fetched again.
+
+A journal that cannot be read, or one made by another crawl or another ``--procs``, raises
+:class:`BspJournalError` (a ``ValueError``: one line on the command line), never a silent start
+from nothing. Thread-safety: a journal belongs to its worker's main thread.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FORMAT", "BspJournal", "BspJournalError", "common_superstep", "read_command",
+           "refetched", "saved_supersteps", "write_command"]
+
+FORMAT = "crawlab-bsp-journal-1"
+KEEP = 2  # snapshots kept per rank: the newest common one is among them (see the docstring)
+
+
+class BspJournalError(ValueError):
+    """A BSP journal cannot be used: unreadable, foreign, or of another crawl."""
+
+
+def _path(directory: str | Path, rank: int) -> Path:
+    return Path(directory) / f"rank-{rank}.sqlite"
+
+
+def _open(path: Path, create: bool) -> sqlite3.Connection:
+    try:
+        db = sqlite3.connect(path, isolation_level=None)
+        if create:
+            db.executescript(
+                "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                "CREATE TABLE IF NOT EXISTS snapshot(superstep INTEGER PRIMARY KEY, "
+                "state BLOB NOT NULL);")
+        row = db.execute("SELECT value FROM meta WHERE key='format'").fetchone()
+        if create and row is None:
+            db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+        elif row is None or row[0] != FORMAT:
+            raise BspJournalError(f"{path} is not a crawlab BSP journal ({FORMAT})")
+        if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
+            raise BspJournalError(f"{path}: cannot use write-ahead logging")
+        db.execute("PRAGMA synchronous=FULL")  # each snapshot's commit fsyncs the WAL
+        return db
+    except sqlite3.DatabaseError as exc:
+        raise BspJournalError(f"{path} is not a readable BSP journal ({exc})") from None
+
+
+def saved_supersteps(directory: str | Path, size: int) -> list[list[int]]:
+    """For each of the ``size`` ranks, the supersteps its journal holds snapshots of."""
+    out = []
+    for rank in range(size):
+        path = _path(directory, rank)
+        if not path.exists():
+            raise BspJournalError(f"{path} is missing: the journals in {directory} are not "
+                                  f"those of a {size}-worker crawl")
+        db = _open(path, create=False)
+        try:
+            out.append([r[0] for r in db.execute("SELECT superstep FROM snapshot")])
+        except sqlite3.DatabaseError as exc:
+            raise BspJournalError(f"{path} is not a readable BSP journal ({exc})") from None
+        finally:
+            db.close()
+    return out
+
+
+def common_superstep(directory: str | Path, size: int) -> int | None:
+    """The newest superstep every one of the ``size`` ranks saved, or ``None`` if none was
+    (the crawl died before its first barrier: it starts again from the seeds). Raises
+    :class:`BspJournalError` if a rank's journal is missing or unreadable, or if the ranks
+    share no snapshot (journals of different crawls)."""
+    saved = saved_supersteps(directory, size)
+    if not any(saved):
+        return None
+    common = set(saved[0]).intersection(*saved[1:])
+    if not common:
+        raise BspJournalError(f"the journals in {directory} share no superstep: they are not "
+                              "of one crawl")
+    return max(common)
+
+
+class BspJournal:
+    """Rank ``rank``'s journal in ``directory`` (created if new). :meth:`save` is one
+    transaction (one ``fsync``), O(size of the state); :meth:`load` O(size of one state)."""
+
+    def __init__(self, directory: str | Path, rank: int, session: int) -> None:
+        self.dir = Path(directory)
+        self.rank = rank
+        self.session = session
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BspJournalError(f"cannot create {self.dir}: {exc.strerror}") from None
+        self.path = _path(self.dir, rank)
+        self._db = _open(self.path, create=True)
+        self._log = os.open(self.dir / f"started-{rank}.log",
+                            os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def started(self, urls: list[str]) -> None:
+        """This rank is about to fetch ``urls``: one write to its started log (no fsync)."""
+        if urls:
+            os.write(self._log, "".join(f"{self.session}\t{u}\n" for u in urls).encode())
+
+    def save(self, superstep: int, state: Any) -> None:
+        """Save ``state`` (picklable) as of the end of ``superstep``; keep the last two."""
+        blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        db = self._db
+        db.execute("BEGIN")
+        db.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (superstep, blob))
+        db.execute("DELETE FROM snapshot WHERE superstep <= ?", (superstep - KEEP,))
+        db.execute("COMMIT")
+
+    def load(self, superstep: int) -> Any:
+        """The state saved at the end of ``superstep``."""
+        try:
+            row = self._db.execute("SELECT state FROM snapshot WHERE superstep = ?",
+                                   (superstep,)).fetchone()
+            if row is None:
+                raise BspJournalError(f"{self.path} has no snapshot of superstep {superstep}")
+            return pickle.loads(row[0])
+        except (sqlite3.DatabaseError, pickle.UnpicklingError, EOFError) as exc:
+            raise BspJournalError(f"{self.path}: snapshot {superstep} is unreadable "
+                                  f"({exc})") from None
+
+    def close(self) -> None:
+        """Close the database and the log. Idempotent."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        if self._log >= 0:
+            os.close(self._log)
+            self._log = -1
+
+
+def refetched(directory: str | Path, size: int) -> tuple[int, int]:
+    """``(re-fetched, sessions)``: pages started in more than one session, summed over the
+    extra sessions, and how many sessions started pages (from the ranks' started logs; a
+    torn last line is ignored)."""
+    sessions: dict[str, set[str]] = {}
+    for rank in range(size):
+        try:
+            with open(Path(directory) / f"started-{rank}.log", "rb") as f:
+                for line in f:
+                    if not line.endswith(b"\n"):
+                        break
+                    session, _, url = line[:-1].decode().partition("\t")
+                    sessions.setdefault(url, set()).add(session)
+        except FileNotFoundError:
+            continue
+    every = set().union(*sessions.values()) if sessions else set()
+    return sum(len(s) - 1 for s in sessions.values()), len(every)
+
+
+def write_command(directory: str | Path, argv: list[str]) -> None:
+    """Keep the command's arguments in ``DIR/command.json`` (``--resume`` reads them)."""
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    (Path(directory) / "command.json").write_text(json.dumps({"argv": argv}) + "\n")
+
+
+def read_command(directory: str | Path) -> list[str]:
+    """The arguments :func:`write_command` kept in ``directory``."""
+    path = Path(directory) / "command.json"
+    try:
+        argv = json.loads(path.read_text())["argv"]
+    except FileNotFoundError:
+        raise BspJournalError(f"{directory} holds no BSP crawl to resume (no command.json)")\
+            from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BspJournalError(f"{path} is unreadable ({exc})") from None
+    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+        raise BspJournalError(f"{path} is unreadable (argv is not a list of strings)")
+    return argv

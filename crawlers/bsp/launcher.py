@@ -1,0 +1,140 @@
+"""``crawlab bsp --backend mpi --state DIR`` typed without ``mpiexec``: start the MPI job and
+watch it, so that a rank's death ends in one line that says what to do.
+
+Under ``mpiexec`` a rank killed by a signal takes the whole job down: the launcher kills the
+other ranks at once (they cannot print anything) and prints a banner of its own. So the
+command, when it is not itself an MPI rank, starts ``mpiexec -n P`` (the one installed beside
+the interpreter by the ``mpi`` extra, else the one on ``PATH``) with its own arguments, keeps
+everything the job prints in ``DIR/mpiexec.log``, and afterwards either hands back rank 0's
+report or finds the rank that died: each rank writes its process id to ``DIR/rank-r.pid``, and
+the launcher's banner names the process that ended badly. ``--resume DIR`` starts the same job
+again from the command kept in ``DIR/command.json``; the ranks then resume from their journals
+(:mod:`crawlers.bsp.journal`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from crawlers.bsp.journal import BspJournalError, read_command, saved_supersteps, write_command
+from crawlers.bsp.transport import BspError
+
+__all__ = ["Outcome", "launch", "prepare"]
+
+# flags of one run only: kept out of DIR/command.json, so a resumed job does not die again
+_ONE_RUN = {"--kill-worker": 1, "--kill-at": 1, "--json": 0}
+
+
+@dataclass
+class Outcome:
+    """How the job ended: ``report`` (rank 0's JSON report) or ``error`` (one line) and the
+    exit status to give (0 done, 1 a rank died, 2 bad input reported by the ranks)."""
+
+    status: int
+    report: dict | None = None
+    error: str | None = None
+
+
+def _lasting(argv: list[str]) -> list[str]:
+    """``argv`` without the flags of one run."""
+    out, skip = [], 0
+    for a in argv:
+        if skip:
+            skip -= 1
+            continue
+        name = a.split("=", 1)[0]
+        if name in _ONE_RUN:
+            skip = 0 if "=" in a else _ONE_RUN[name]
+            continue
+        out.append(a)
+    return out
+
+
+def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[list[str], str]:
+    """The ranks' arguments and the journal directory, for a command given ``argv`` (starting
+    with ``bsp``) and ``--state`` or ``--resume``. A fresh ``--state`` keeps its command in the
+    directory; a ``--state`` whose directory holds another crawl's command, and a
+    ``--resume`` with other flags than ``--json``, raise :class:`BspError` (one line)."""
+    if resume is not None:
+        extra = [a for a in argv[1:] if a not in ("--resume", resume, "--backend", "mpi",
+                                                  "--backend=mpi", "--json")
+                 and not a.startswith("--resume=")]
+        if extra:
+            raise BspError(f"--resume {resume} continues the crawl as it was started; give no "
+                           f"other flags ({' '.join(extra)})")
+        try:
+            kept = read_command(resume)
+        except BspJournalError as exc:
+            raise BspError(str(exc)) from None
+        return [*kept, "--json"], resume
+    assert state is not None
+    lasting = _lasting(argv)
+    path = Path(state) / "command.json"
+    if path.exists():
+        try:
+            kept = read_command(state)
+        except BspJournalError as exc:
+            raise BspError(str(exc)) from None
+        if kept != lasting:
+            raise BspError(f"{state} holds the journals of another crawl ({' '.join(kept)}); "
+                           f"continue it with --resume {state}, or give another --state")
+    else:
+        write_command(state, lasting)
+    return [*argv, *([] if "--json" in argv else ["--json"])], state
+
+
+def _mpiexec() -> str:
+    beside = Path(sys.executable).parent / "mpiexec"
+    found = str(beside) if beside.exists() else shutil.which("mpiexec")
+    if found is None:
+        raise BspError("--backend mpi needs mpiexec: install the mpi extra "
+                       "(pip install 'crawlab[mpi]') or an MPI library")
+    return found
+
+
+def launch(rank_argv: list[str], procs: int, state: str) -> Outcome:
+    """Run ``mpiexec -n procs`` on ``python -m crawlers *rank_argv``; see the module
+    docstring. Blocks until the job ends."""
+    cmd = [_mpiexec(), "-n", str(procs), sys.executable, "-m", "crawlers", *rank_argv]
+    for old in Path(state).glob("rank-*.pid"):
+        old.unlink()
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    log = Path(state) / "mpiexec.log"
+    log.write_text(f"$ {' '.join(cmd)}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
+    if run.returncode == 0:
+        for line in reversed(run.stdout.splitlines()):
+            if line.startswith("{"):
+                return Outcome(0, report=json.loads(line))
+        return Outcome(1, error=f"the MPI job printed no report (see {log})")
+    for line in run.stderr.splitlines():
+        if line.startswith("crawlab bsp: error: "):
+            return Outcome(2, error=line.removeprefix("crawlab bsp: error: "))
+    return Outcome(1, error=_death(run.stdout + run.stderr, procs, state, log))
+
+
+def _death(text: str, procs: int, state: str, log: Path) -> str:
+    """The one line that names the rank that died and where the journals are."""
+    pid = re.search(r"PID (\d+)", text)
+    how = re.search(r"EXIT STRING: (.+)", text) or re.search(r"EXIT CODE: (\d+)", text)
+    rank = None
+    if pid is not None:
+        for path in Path(state).glob("rank-*.pid"):
+            if path.read_text().strip() == pid.group(1):
+                rank = int(path.stem.removeprefix("rank-"))
+    who = "an MPI rank" if rank is None else f"MPI rank {rank}"
+    why = f" ({how.group(1).strip()})" if how is not None else ""
+    where = ""
+    try:
+        saved = saved_supersteps(state, procs)
+        if rank is not None:
+            where = f" in superstep {max(saved[rank], default=0)}"
+    except BspJournalError:
+        pass
+    return (f"{who} died{why}{where}; every rank's journal is in {state}: continue with "
+            f"crawlab bsp --backend mpi --resume {state} (what mpiexec printed: {log})")

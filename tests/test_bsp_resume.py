@@ -1,0 +1,128 @@
+"""BSP under MPI with ``--state DIR``: a rank killed mid-crawl ends the job with one line that
+names it and the journals; ``--resume DIR`` finishes the crawl with no page lost and at most one
+superstep re-fetched, counted by a server that knows nothing of the crawler."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.countserver import CountingWeb
+
+pytestmark = pytest.mark.skipif(not (Path(sys.executable).parent / "mpiexec").exists(),
+                                reason="no mpiexec next to the interpreter (the mpi extra)")
+
+PAGES, SITES, R, PROCS = 240, 4, 8, 2
+
+
+def bsp_cmd(web: CountingWeb, *flags: str) -> list[str]:
+    cmd = [sys.executable, "-m", "crawlers", "bsp", "--backend", "mpi", "--procs", str(PROCS),
+           "--robots", "2", "--R", str(R), "--frontier", "monitor", "--politeness", "0.001",
+           "--timeout", "60", *flags]
+    for s in web.seeds:
+        cmd += ["--seed-url", s]
+    return cmd
+
+
+def run(cmd: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def resume(state: Path) -> dict:
+    out = run([sys.executable, "-m", "crawlers", "bsp", "--backend", "mpi", "--resume",
+               str(state), "--json"])
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("rank, at", [(1, 3), (0, 5), (1, 0)])
+def test_a_killed_rank_is_named_and_the_resumed_crawl_loses_nothing(tmp_path, rank, at):
+    state, out = tmp_path / "state", tmp_path / "out"
+    with CountingWeb(pages=PAGES, sites=SITES, seed=rank + at) as web:
+        died = run(bsp_cmd(web, "--state", str(state), "--out", str(out),
+                           "--kill-worker", str(rank), "--kill-at", str(at)))
+        assert died.returncode == 1, died.stderr
+        lines = died.stderr.strip().splitlines()
+        assert lines[-1].startswith(f"crawlab bsp: error: MPI rank {rank} died ")
+        assert f"in superstep {at}" in lines[-1] and f"--resume {state}" in lines[-1]
+        assert "Traceback" not in died.stderr and "BAD TERMINATION" not in died.stderr
+        before = web.counts
+        report = resume(state)
+        counts = web.counts
+    # no page lost: every page of the web fetched, each once in the crawl's own output
+    assert set(counts) == web.urls
+    assert report["unique_pages"] == report["pages_fetched"] == PAGES
+    pages = [json.loads(line)["url"] for line in open(out / "pages.jsonl")]
+    assert len(pages) == len(set(pages)) == PAGES
+    # re-fetches, as the server counted them, within one superstep of every rank
+    extra = sum(n - 1 for n in counts.values())
+    assert report["refetch_bound"] == PROCS * R
+    assert extra <= report["refetched"] <= report["refetch_bound"], (extra, report["refetched"])
+    assert report["resumed"] >= sum(before.values()) - PROCS * R
+    assert report["stopped_by"] == "exhausted"
+
+
+def test_an_uninterrupted_journaled_crawl_and_a_rerun_fetch_each_page_once(tmp_path):
+    state = tmp_path / "state"
+    with CountingWeb(pages=PAGES, sites=SITES) as web:
+        first = run(bsp_cmd(web, "--state", str(state), "--json"))
+        assert first.returncode == 0, first.stderr
+        report = json.loads(first.stdout)
+        assert report["refetched"] == 0 and report["refetch_bound"] == 0
+        assert set(web.counts) == web.urls and set(web.counts.values()) == {1}
+        again = resume(state)  # a finished crawl resumes with nothing left to fetch
+        assert set(web.counts.values()) == {1}
+    assert again["resumed"] == again["unique_pages"] == PAGES
+
+
+def _bad(cmd: list[str], message: str) -> None:
+    out = run(cmd)
+    assert out.returncode == 2, out.stderr
+    err = out.stderr.strip().splitlines()
+    assert err and err[-1].startswith("crawlab bsp: error: ") and message in err[-1], out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_bad_journals_and_flags_are_one_line_and_exit_2(tmp_path):
+    state = tmp_path / "state"
+    with CountingWeb(pages=60, sites=2) as web:
+        died = run(bsp_cmd(web, "--state", str(state), "--kill-worker", "1", "--kill-at", "2"))
+        assert died.returncode == 1, died.stderr
+        # another crawl's flags on the same journal
+        _bad(bsp_cmd(web, "--state", str(state), "--R", "3"), "another crawl")
+        # --resume takes no other flags
+        _bad([sys.executable, "-m", "crawlers", "bsp", "--resume", str(state), "--R", "4"],
+             "give no other flags")
+        # a journal overwritten with garbage
+        (state / "rank-1.sqlite").write_bytes(b"not a database" * 100)
+        for wal in state.glob("rank-1.sqlite-*"):
+            wal.unlink()
+        _bad([sys.executable, "-m", "crawlers", "bsp", "--resume", str(state)], "rank-1.sqlite")
+        # a directory with no crawl in it
+        _bad([sys.executable, "-m", "crawlers", "bsp", "--resume", str(tmp_path)],
+             "no BSP crawl to resume")
+    # --state with the processes backend
+    _bad([sys.executable, "-m", "crawlers", "bsp", "--sim", "--pages", "50", "--state",
+          str(tmp_path / "s2")], "--backend mpi")
+
+
+def test_a_snapshot_is_a_consistent_cut_every_rank_can_resume_from(tmp_path):
+    """The journals keep two snapshots each and agree on the newest common one."""
+    from crawlers.bsp.journal import BspJournal, common_superstep
+
+    for rank, upto in ((0, 5), (1, 4)):  # rank 0 one barrier ahead of rank 1
+        j = BspJournal(tmp_path, rank, session=1)
+        for k in range(1, upto + 1):
+            j.save(k, {"k": k, "rank": rank})
+        j.close()
+    assert common_superstep(tmp_path, 2) == 4
+    with sqlite3.connect(tmp_path / "rank-0.sqlite") as db:
+        assert [r[0] for r in db.execute("SELECT superstep FROM snapshot")] == [4, 5]
+    j = BspJournal(tmp_path, 0, session=2)
+    assert j.load(4) == {"k": 4, "rank": 0}
+    j.close()
