@@ -219,8 +219,8 @@ class Worker:
         self.in_scope = in_scope
         self.on_gather = on_gather
         self.snapshot_extra = snapshot_extra
-        # URLs put into the frontier (or spill) and not yet taken, with their last priority:
-        # the frontier's contents as a snapshot needs them
+        # With a journal: URLs put into the frontier (or spill) and not yet taken, with their
+        # last priority -- the frontier's contents, as a snapshot needs them
         self.queued: dict[str, float] = {}
         cls = frontier_pkg.info(settings.frontier)
         self.frontier = (frontier_pkg.create(settings.frontier, capacity=settings.capacity)
@@ -241,7 +241,8 @@ class Worker:
         """put_many what fits; a bounded frontier's overflow waits in ``spill``."""
         if not pairs:
             return
-        self.queued.update(pairs)
+        if self.s.state is not None:  # only a journal needs the frontier's contents
+            self.queued.update(pairs)
         f = self.frontier
         if f.bounded:
             room = max(0, f.capacity - len(f))

@@ -18,6 +18,11 @@ measured count).
 ``session<TAB>url`` to ``DIR/started-r.log`` before it fetches (one unbuffered write per
 superstep, no ``fsync``); a URL started in two sessions was fetched again.
 
+**Cost.** A snapshot is the rank's whole state (its frontier, what it fetched and claimed, its
+OPIC cash), pickled: O(pages so far) per superstep, so O(pages² / R) over a crawl. Fine for the
+crawls of this course; a crawl of millions of pages would journal each superstep's changes
+instead, as :mod:`crawlers.crawl.journal` does for the threaded crawl.
+
 A journal that cannot be read, or one made by another crawl or another ``--procs``, raises
 :class:`BspJournalError` (a ``ValueError``: one line on the command line), never a silent start
 from nothing. Thread-safety: a journal belongs to its worker's main thread.
