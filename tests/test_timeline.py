@@ -3,9 +3,11 @@ Event Format, and a crawl records where its robots' time went."""
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import threading
+import time
 
 import pytest
 
@@ -183,3 +185,22 @@ def test_crawl_timeline_in_a_missing_folder_is_one_line_and_exit_2(tmp_path, cap
     assert main(["crawl", "--sim", "--timeline", str(tmp_path / "no" / "t")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--timeline: no such folder" in err[0], err
+
+
+def test_recording_keeps_no_object_for_the_collector_per_interval():
+    """A buffer of tuples would give the cyclic collector one more object per interval to walk
+    at every collection (on free-threaded 3.13, whose collector is not generational, that made
+    a record cost 1.7 us instead of 0.2 us): intervals are kept unboxed."""
+    tl = Timeline()
+    tl.mark()  # the buffer exists
+    gc.disable()
+    try:
+        before = len(gc.get_objects())
+        start = time.perf_counter()
+        for _ in range(10_000):
+            tl.record("lock", start, time.perf_counter())
+        grown = len(gc.get_objects()) - before
+    finally:
+        gc.enable()
+    assert grown < 100, grown
+    assert len(tl.rows()[0][1]) == 10_001

@@ -12,8 +12,12 @@ and ``run`` is the rest of the thread's life (link filtering, the visited set, t
 work under its lock). The frontier's states come through :mod:`frontier.probe`, a hook that costs
 nothing while no timeline is recording.
 
-Recording is cheap: each thread appends ``(state, start, end)`` to its own list (no lock; the
-lists are gathered when the crawl is over), with :func:`time.perf_counter` stamps. Thread-safety:
+Recording is cheap: each thread appends ``(state, start, end)`` to its own buffer (no lock; the
+buffers are gathered when the crawl is over), with :func:`time.perf_counter` stamps. A buffer is
+a flat ``array('d')`` of (state number, start, end), not a list of tuples: a list would keep one
+tuple alive per interval, and on a free-threaded 3.13, whose garbage collector is not
+generational, every collection walks all of them again (measured: 1.7 µs per record instead of
+0.2 µs, 8% of a CPU-bound crawl's time). Thread-safety:
 :meth:`Timeline.record` may be called from any thread; :meth:`rows`, :meth:`trace_events`,
 :meth:`write_trace` and :meth:`plot` are for after the recording threads have stopped.
 
@@ -27,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+from array import array
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,6 +47,9 @@ COLOURS = {
     "not_full": "#8e44ad",  # purple: asleep, no room to put
     "polite": "#bdc3c7",  # grey: the politeness delay
 }
+
+
+_CODE = {state: float(i) for i, state in enumerate(STATES)}  # a state's number in a buffer
 
 
 def _life(spans: list[tuple[str, float, float]]) -> tuple[float, float]:
@@ -60,15 +68,16 @@ class Timeline:
         self.t0 = time.perf_counter()
         self._local = threading.local()
         self._threads_lock = threading.Lock()  # guards _threads (each buffer is its thread's)
-        self._threads: list[tuple[str, list[tuple[str, float, float]]]] = []
+        self._threads: list[tuple[str, array]] = []
 
     # -- recording (any thread) ---------------------------------------------------------------
 
-    def _buffer(self) -> list[tuple[str, float, float]]:
+    def _buffer(self) -> array:
+        """The calling thread's buffer: (state number, start, end) after one another."""
         try:
             return self._local.buffer
         except AttributeError:
-            buffer: list[tuple[str, float, float]] = []
+            buffer = array("d")
             self._local.buffer = buffer
             with self._threads_lock:
                 self._threads.append((threading.current_thread().name, buffer))
@@ -81,12 +90,14 @@ class Timeline:
             buffer = self._local.buffer
         except AttributeError:
             buffer = self._buffer()
-        buffer.append((state, start, end))
+        buffer.append(_CODE[state])  # three appends: cheaper than extend with a tuple
+        buffer.append(start)
+        buffer.append(end)
 
     def mark(self, state: str = "run") -> None:
         """A zero-length interval: the calling thread is alive now (starts or ends its row)."""
         now = time.perf_counter()
-        self._buffer().append((state, now, now))
+        self._buffer().extend((_CODE[state], now, now))
 
     @contextlib.contextmanager
     def span(self, state: str) -> Iterator[None]:
@@ -95,7 +106,7 @@ class Timeline:
         try:
             yield
         finally:
-            self._buffer().append((state, start, time.perf_counter()))
+            self._buffer().extend((_CODE[state], start, time.perf_counter()))
 
     # -- reading (after the threads stopped) --------------------------------------------------
 
@@ -105,7 +116,9 @@ class Timeline:
             threads = list(self._threads)
         out = []
         for name, buffer in threads:
-            spans = [(s, a - self.t0, b - self.t0) for s, a, b in list(buffer)]
+            flat = iter(buffer.tolist())
+            spans = [(STATES[int(c)], a - self.t0, b - self.t0) for c, a, b in
+                     zip(flat, flat, flat)]
             out.append((name, sorted(spans, key=lambda x: x[1])))
         return out
 
