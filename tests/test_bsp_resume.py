@@ -65,6 +65,7 @@ def test_a_killed_rank_is_named_and_the_resumed_crawl_loses_nothing(tmp_path, ra
     assert extra <= report["refetched"] <= report["refetch_bound"], (extra, report["refetched"])
     assert report["resumed"] >= sum(before.values()) - PROCS * R
     assert report["stopped_by"] == "exhausted"
+    assert report["coverage_basis"] == "discovered" and report["coverage"] == 1.0
 
 
 def test_an_uninterrupted_journaled_crawl_and_a_rerun_fetch_each_page_once(tmp_path):
@@ -78,6 +79,22 @@ def test_an_uninterrupted_journaled_crawl_and_a_rerun_fetch_each_page_once(tmp_p
         again = resume(state)  # a finished crawl resumes with nothing left to fetch
         assert set(web.counts.values()) == {1}
     assert again["resumed"] == again["unique_pages"] == PAGES
+
+
+def test_real_site_coverage_under_mpi_is_against_every_url_some_rank_reached():
+    """The ranks own disjoint URLs, so the sum of what each claimed is every URL the crawl
+    reached: the processes backend's coordinator, which sees every message, counts the same."""
+    with CountingWeb(pages=PAGES, sites=SITES) as web:
+        flags = ["--max-pages", "60", "--json"]
+        mpi = run([str(Path(sys.executable).parent / "mpiexec"), "-n", str(PROCS),
+                   *bsp_cmd(web, *flags)])
+        procs = run([c if c != "mpi" else "processes" for c in bsp_cmd(web, *flags)])
+    assert mpi.returncode == 0 and procs.returncode == 0, (mpi.stderr, procs.stderr)
+    m, p = json.loads(mpi.stdout), json.loads(procs.stdout)
+    assert m["backend"] == "mpi" and p["backend"] == "processes"
+    assert m["coverage_basis"] == p["coverage_basis"] == "discovered"
+    assert m["unique_pages"] == p["unique_pages"] == 60
+    assert m["coverage"] == pytest.approx(p["coverage"]) and 0 < m["coverage"] < 1
 
 
 def _bad(cmd: list[str], message: str) -> None:

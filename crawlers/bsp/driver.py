@@ -398,6 +398,10 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
             elapsed = time.monotonic() - t0
             if root:
                 collector.report(report, elapsed, reason)
+                reached = sum(collector.claimed.values())
+                if report.coverage is None and reached:  # an unknown web: against every URL
+                    report.coverage = report.unique_pages / reached  # some worker reached
+                    report.coverage_basis = "discovered"
                 if config.state is not None:
                     from crawlers.bsp.journal import refetched
 

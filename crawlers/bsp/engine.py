@@ -144,6 +144,9 @@ class WorkerStep:
     overflow list); seconds spent fetching (with processing), in the exchange, applying.
     ``local`` the ``(url, cash)`` the worker put into its own frontier from its own pages: with
     ``pages``, what a coordinator needs to hand a dead worker's unfinished URLs over.
+    ``claimed``: the URLs this worker owns that some worker reached, so far (its visited set;
+    owners partition the URLs, so without a failover the sum over workers is every URL the
+    crawl reached).
     """
 
     rank: int
@@ -166,6 +169,7 @@ class WorkerStep:
     exchange_seconds: float = 0.0
     apply_seconds: float = 0.0
     local: list[tuple[str, float]] = field(default_factory=list)
+    claimed: int = 0
 
 
 @dataclass
@@ -416,6 +420,7 @@ class Worker:
                 failed = self._check_failover()
                 self._apply(step, inbox)
                 step.frontier, step.spilled = self._pending(), len(self.spill)
+                step.claimed = len(self.visited)
                 t3 = time.perf_counter()
                 step.fetch_seconds, step.exchange_seconds = t1 - t0, t2 - t1
                 step.apply_seconds = t3 - t2

@@ -137,11 +137,12 @@ class Collector:
         self.per_worker = [0] * procs
         self.t0 = time.monotonic()
         self.resumed = 0  # pages of earlier sessions (restored by a resumed crawl)
+        self.claimed: dict[int, int] = {}  # rank -> URLs it claimed, as of its last report
 
     def state(self) -> dict[str, Any]:
         """What a resumed crawl needs to report the whole crawl (for a journal snapshot)."""
         return {"records": self.records, "fetched": self.fetched, "errors": self.errors,
-                "per_worker": self.per_worker}
+                "per_worker": self.per_worker, "claimed": self.claimed}
 
     def restore(self, state: dict[str, Any]) -> None:
         """Take up a :meth:`state` snapshot: its pages count as resumed."""
@@ -150,6 +151,7 @@ class Collector:
         self.seen = set(self.fetched)
         self.errors = Counter(state["errors"])
         self.per_worker = list(state["per_worker"])
+        self.claimed = dict(state["claimed"])
         self.resumed = len(self.fetched)
 
     def start(self) -> None:
@@ -164,6 +166,7 @@ class Collector:
         if not steps:
             return
         for st in steps:
+            self.claimed[st.rank] = st.claimed
             self.per_worker[st.rank] += len(st.pages)
             self.fetched.extend(st.pages)
             self.seen.update(st.pages)
