@@ -143,3 +143,13 @@ def test_a_snapshot_is_a_consistent_cut_every_rank_can_resume_from(tmp_path):
     j = BspJournal(tmp_path, 0, session=2)
     assert j.load(4) == {"k": 4, "rank": 0}
     j.close()
+
+
+def test_a_crawl_whose_set_up_failed_can_be_started_again_with_other_flags(tmp_path):
+    state = tmp_path / "state"
+    with CountingWeb(pages=60, sites=2) as web:
+        _bad(bsp_cmd(web, "--state", str(state), "--reference", str(tmp_path / "none.txt")),
+             "cannot read it")
+        ok = run(bsp_cmd(web, "--state", str(state), "--json"))
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["unique_pages"] == 60

@@ -59,7 +59,8 @@ def _lasting(argv: list[str]) -> list[str]:
 def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[list[str], str]:
     """The ranks' arguments and the journal directory, for a command given ``argv`` (starting
     with ``bsp``) and ``--state`` or ``--resume``. A fresh ``--state`` keeps its command in the
-    directory; a ``--state`` whose directory holds another crawl's command, and a
+    directory (again, if the crawl kept there never started: its set-up failed); a
+    ``--state`` whose directory holds another started crawl's command, and a
     ``--resume`` with other flags than ``--json``, raise :class:`BspError` (one line)."""
     if resume is not None:
         extra = [a for a in argv[1:] if a not in ("--resume", resume, "--backend", "mpi",
@@ -76,7 +77,7 @@ def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[lis
     assert state is not None
     lasting = _lasting(argv)
     path = Path(state) / "command.json"
-    if path.exists():
+    if path.exists() and (Path(state) / "rank-0.sqlite").exists():  # a crawl that started
         try:
             kept = read_command(state)
         except BspJournalError as exc:
