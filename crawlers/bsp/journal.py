@@ -37,6 +37,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from crawlers.crawl.journal import count_refetched, started_lines
+
 __all__ = ["FORMAT", "BspJournal", "BspJournalError", "common_superstep", "read_command",
            "refetched", "saved_supersteps", "write_command"]
 
@@ -126,7 +128,7 @@ class BspJournal:
     def started(self, urls: list[str]) -> None:
         """This rank is about to fetch ``urls``: one write to its started log (no fsync)."""
         if urls:
-            os.write(self._log, "".join(f"{self.session}\t{u}\n" for u in urls).encode())
+            os.write(self._log, started_lines(self.session, urls))
 
     def save(self, superstep: int, state: Any) -> None:
         """Save ``state`` (picklable) as of the end of ``superstep``; keep the last two."""
@@ -160,22 +162,9 @@ class BspJournal:
 
 
 def refetched(directory: str | Path, size: int) -> tuple[int, int]:
-    """``(re-fetched, sessions)``: pages started in more than one session, summed over the
-    extra sessions, and how many sessions started pages (from the ranks' started logs; a
-    torn last line is ignored)."""
-    sessions: dict[str, set[str]] = {}
-    for rank in range(size):
-        try:
-            with open(Path(directory) / f"started-{rank}.log", "rb") as f:
-                for line in f:
-                    if not line.endswith(b"\n"):
-                        break
-                    session, _, url = line[:-1].decode().partition("\t")
-                    sessions.setdefault(url, set()).add(session)
-        except FileNotFoundError:
-            continue
-    every = set().union(*sessions.values()) if sessions else set()
-    return sum(len(s) - 1 for s in sessions.values()), len(every)
+    """``(re-fetched, sessions)`` from the ``size`` ranks' started logs (see
+    :func:`crawlers.crawl.journal.count_refetched`)."""
+    return count_refetched(Path(directory) / f"started-{rank}.log" for rank in range(size))
 
 
 def write_command(directory: str | Path, argv: list[str]) -> None:

@@ -44,7 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["FORMAT", "Journal", "JournalError", "Restored"]
+__all__ = ["FORMAT", "Journal", "JournalError", "Restored", "count_refetched", "started_lines"]
 
 FORMAT = "crawlab-journal-1"  # meta 'format': the schema version this module reads and writes
 DB, LOG = "journal.sqlite", "started.log"
@@ -66,6 +66,30 @@ CREATE TABLE session(
     clean INTEGER NOT NULL DEFAULT 0
 );
 """
+
+
+def started_lines(session: int, urls: Iterable[str]) -> bytes:
+    """The started-log lines (``session<TAB>url``) of ``urls``, for one ``write``."""
+    return "".join(f"{session}\t{u}\n" for u in urls).encode()
+
+
+def count_refetched(logs: Iterable[str | Path]) -> tuple[int, int]:
+    """``(re-fetched, sessions)`` from started logs (missing ones skipped; a torn last line
+    ignored): the URLs started in more than one session, summed over the extra sessions, and
+    how many sessions started any. O(lines of the logs)."""
+    sessions: dict[str, set[str]] = {}
+    for path in logs:
+        try:
+            with open(path, "rb") as f:
+                for line in f:
+                    if not line.endswith(b"\n"):
+                        break
+                    session, _, url = line[:-1].decode().partition("\t")
+                    sessions.setdefault(url, set()).add(session)
+        except FileNotFoundError:
+            continue
+    every = set().union(*sessions.values()) if sessions else set()
+    return sum(len(s) - 1 for s in sessions.values()), len(every)
 
 
 class JournalError(ValueError):
@@ -215,7 +239,7 @@ class Journal:
 
     def started(self, url: str) -> None:
         """A robot is about to fetch ``url``: one ``write`` to the started log (no fsync)."""
-        os.write(self._log_fd, f"{self.session}\t{url}\n".encode())
+        os.write(self._log_fd, started_lines(self.session, [url]))
 
     def record(self, url: str, status: int | None, error: str | None,
                links: list[tuple[str, float]]) -> None:
@@ -267,14 +291,7 @@ class Journal:
     def refetched(self) -> int:
         """Pages fetched in more than one session, summed over the extra sessions (from the
         started log; a torn last line is ignored). O(lines of the log)."""
-        sessions: dict[str, set[str]] = {}
-        with open(self.dir / LOG, "rb") as f:
-            for line in f:
-                if not line.endswith(b"\n"):
-                    break
-                session, _, url = line[:-1].decode().partition("\t")
-                sessions.setdefault(url, set()).add(session)
-        return sum(len(s) - 1 for s in sessions.values())
+        return count_refetched([self.dir / LOG])[0]
 
     def close(self) -> None:
         """Commit what is queued, mark the session clean (its crawl stopped, nothing in
