@@ -553,10 +553,6 @@ class Crawler:
                 refetch_bound=self._refetch_bound,
             )
             fetched = list(self._fetched) if final else []
-            if final and self.reference is not None:
-                r.coverage = self.reference.coverage(self._fetched)
-                r.coverage_basis = "reference"
-                r.web_size = self.reference.size
             if final and self.record_timeline:
                 r.timeline = list(self._timeline)
         if final:
@@ -566,10 +562,7 @@ class Crawler:
             if self.journal is not None:
                 r.refetched = self.journal.refetched()
                 r.journal_commits = self.journal.commits
-            if self.reference is not None:
-                if self.truth is not None:
-                    r.quality = self.truth.quality(fetched)
-            elif self.truth is not None:
+            if self.truth is not None:
                 r.web_size = self.truth.size
                 r.coverage = self.truth.coverage(unique)
                 r.coverage_basis = "web"
@@ -577,4 +570,8 @@ class Crawler:
             elif r.urls_discovered:  # an unknown web: against every URL the crawl reached
                 r.coverage = unique / r.urls_discovered
                 r.coverage_basis = "discovered"
+            if self.reference is not None:  # a list the user gave wins over the web's size
+                r.web_size = self.reference.size
+                r.coverage = self.reference.coverage(fetched)
+                r.coverage_basis = "reference"
         return r
