@@ -61,7 +61,8 @@ def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[lis
     with ``bsp``) and ``--state`` or ``--resume``. A fresh ``--state`` keeps its command in the
     directory (again, if the crawl kept there never started: its set-up failed); a
     ``--state`` whose directory holds another started crawl's command, and a
-    ``--resume`` with other flags than ``--json``, raise :class:`BspError` (one line)."""
+    ``--resume`` with other flags than ``--json``, raise :class:`BspError`, and an unreadable
+    ``command.json`` a :class:`~crawlers.bsp.journal.BspJournalError` (both one line)."""
     if resume is not None:
         extra = [a for a in argv[1:] if a not in ("--resume", resume, "--backend", "mpi",
                                                   "--backend=mpi", "--json")
@@ -69,19 +70,12 @@ def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[lis
         if extra:
             raise BspError(f"--resume {resume} continues the crawl as it was started; give no "
                            f"other flags ({' '.join(extra)})")
-        try:
-            kept = read_command(resume)
-        except BspJournalError as exc:
-            raise BspError(str(exc)) from None
-        return [*kept, "--json"], resume
+        return [*read_command(resume), "--json"], resume
     assert state is not None
     lasting = _lasting(argv)
     path = Path(state) / "command.json"
     if path.exists() and (Path(state) / "rank-0.sqlite").exists():  # a crawl that started
-        try:
-            kept = read_command(state)
-        except BspJournalError as exc:
-            raise BspError(str(exc)) from None
+        kept = read_command(state)
         if kept != lasting:
             raise BspError(f"{state} holds the journals of another crawl ({' '.join(kept)}); "
                            f"continue it with --resume {state}, or give another --state")

@@ -156,10 +156,11 @@ def _launch(args: argparse.Namespace) -> int:
 
 
 def _procs_of(argv: list[str]) -> int:
-    """The ``--procs`` of a command line (default 2)."""
-    parsed = argparse.ArgumentParser(add_help=False)
-    parsed.add_argument("--procs", "-P", type=int, default=2)
-    return parsed.parse_known_args(argv)[0].procs
+    """The ``--procs`` of a ``crawlab bsp`` command line (``argv[0]`` is ``bsp``), read with
+    this command's own flags."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
+    return parser.parse_args(argv[1:]).procs
 
 
 def print_report(r) -> None:
