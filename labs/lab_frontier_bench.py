@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import queue
 import statistics
-from collections import deque
 import threading
 import time
+from collections import deque
 
 import frontier
 from frontier.contract import check_capacity

@@ -31,8 +31,8 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from array import array
 import time
+from array import array
 from collections.abc import Iterator
 from pathlib import Path
 
