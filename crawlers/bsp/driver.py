@@ -403,11 +403,12 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
                     report.coverage = report.unique_pages / reached  # some worker reached
                     report.coverage_basis = "discovered"
                 if config.state is not None:
-                    from crawlers.bsp.journal import refetched
+                    from crawlers.bsp.journal import refetched, sessions
 
-                    report.refetched, sessions = refetched(config.state, config.procs)
+                    report.refetched = refetched(config.state, config.procs)
                     # each earlier session lost at most the superstep after its last snapshot
-                    report.refetch_bound = max(0, sessions - 1) * config.procs * config.R
+                    restarts = sessions(config.state) - 1
+                    report.refetch_bound = restarts * config.procs * config.R
     finally:
         if own_sink:
             sink.close(report.as_json() if report.stopped_by else None)

@@ -383,6 +383,7 @@ class Worker:
             from crawlers.bsp.journal import BspJournal
 
             journal = BspJournal(s.state, self.rank, s.session)
+            journal.begin()
         if s.resume_from is not None:
             total_fetched = self._restore(journal.load(s.resume_from))
             superstep = s.resume_from

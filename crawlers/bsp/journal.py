@@ -40,7 +40,7 @@ from typing import Any
 from crawlers.crawl.journal import count_refetched, started_lines
 
 __all__ = ["FORMAT", "BspJournal", "BspJournalError", "common_superstep", "read_command",
-           "refetched", "saved_supersteps", "write_command"]
+           "refetched", "saved_supersteps", "sessions", "write_command"]
 
 FORMAT = "crawlab-bsp-journal-1"
 KEEP = 2  # snapshots kept per rank: the newest common one is among them (see the docstring)
@@ -61,7 +61,8 @@ def _open(path: Path, create: bool) -> sqlite3.Connection:
             db.executescript(
                 "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
                 "CREATE TABLE IF NOT EXISTS snapshot(superstep INTEGER PRIMARY KEY, "
-                "state BLOB NOT NULL);")
+                "state BLOB NOT NULL);"
+                "CREATE TABLE IF NOT EXISTS session(id INTEGER PRIMARY KEY);")
         row = db.execute("SELECT value FROM meta WHERE key='format'").fetchone()
         if create and row is None:
             db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
@@ -125,6 +126,11 @@ class BspJournal:
         self._log = os.open(self.dir / f"started-{rank}.log",
                             os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
+    def begin(self) -> None:
+        """Record that this session's worker starts crawling (one row per session: how many
+        times the crawl was started, whatever each session got to fetch)."""
+        self._db.execute("INSERT OR IGNORE INTO session VALUES (?)", (self.session,))
+
     def started(self, urls: list[str]) -> None:
         """This rank is about to fetch ``urls``: one write to its started log (no fsync)."""
         if urls:
@@ -161,10 +167,23 @@ class BspJournal:
             self._log = -1
 
 
-def refetched(directory: str | Path, size: int) -> tuple[int, int]:
-    """``(re-fetched, sessions)`` from the ``size`` ranks' started logs (see
+def refetched(directory: str | Path, size: int) -> int:
+    """Pages started in more than one session, from the ``size`` ranks' started logs (see
     :func:`crawlers.crawl.journal.count_refetched`)."""
     return count_refetched(Path(directory) / f"started-{rank}.log" for rank in range(size))
+
+
+def sessions(directory: str | Path) -> int:
+    """How many sessions began crawling, as rank 0's journal recorded them
+    (:meth:`BspJournal.begin`)."""
+    db = _open(_path(directory, 0), create=False)
+    try:
+        return db.execute("SELECT count(*) FROM session").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise BspJournalError(f"{_path(directory, 0)} is not a readable BSP journal "
+                              f"({exc})") from None
+    finally:
+        db.close()
 
 
 def write_command(directory: str | Path, argv: list[str]) -> None:

@@ -73,10 +73,9 @@ def started_lines(session: int, urls: Iterable[str]) -> bytes:
     return "".join(f"{session}\t{u}\n" for u in urls).encode()
 
 
-def count_refetched(logs: Iterable[str | Path]) -> tuple[int, int]:
-    """``(re-fetched, sessions)`` from started logs (missing ones skipped; a torn last line
-    ignored): the URLs started in more than one session, summed over the extra sessions, and
-    how many sessions started any. O(lines of the logs)."""
+def count_refetched(logs: Iterable[str | Path]) -> int:
+    """Pages started in more than one session, summed over the extra sessions, from started
+    logs (missing ones skipped; a torn last line ignored). O(lines of the logs)."""
     sessions: dict[str, set[str]] = {}
     for path in logs:
         try:
@@ -88,8 +87,7 @@ def count_refetched(logs: Iterable[str | Path]) -> tuple[int, int]:
                     sessions.setdefault(url, set()).add(session)
         except FileNotFoundError:
             continue
-    every = set().union(*sessions.values()) if sessions else set()
-    return sum(len(s) - 1 for s in sessions.values()), len(every)
+    return sum(len(s) - 1 for s in sessions.values())
 
 
 class JournalError(ValueError):
@@ -291,7 +289,7 @@ class Journal:
     def refetched(self) -> int:
         """Pages fetched in more than one session, summed over the extra sessions (from the
         started log; a torn last line is ignored). O(lines of the log)."""
-        return count_refetched([self.dir / LOG])[0]
+        return count_refetched([self.dir / LOG])
 
     def close(self) -> None:
         """Commit what is queued, mark the session clean (its crawl stopped, nothing in
