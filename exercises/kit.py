@@ -51,11 +51,12 @@ LEAVE_OUT = {
 #: the reference solutions and the book's pages, which the grading does not need).
 HIDDEN_CHECKS = ("docs/instructor/", (f"{SOLUTIONS}/", ".rst"))
 
-#: How many consecutive lines of a reference solution, none of them in its starter file, make
-#: a leak when they appear (stripped, blank lines aside) in a kit file. Single lines such as
-#: ``with self._lock:`` are in every frontier of the library, and three can be a common idiom
-#: (a deadline check of ``tests/countserver.py`` matches ex1's); four in a row of one solution
-#: are in no file the kit ships today but the one of :data:`KNOWN_OVERLAPS`.
+#: How many consecutive lines of a reference solution's own (the lines its starter file does
+#: not have, stripped, blank lines aside) make a leak when a kit file has them in a row (its own
+#: lines that the starter does not have, the same way). Single lines such as ``with
+#: self._lock:`` are in every frontier of the library, and three can be a common idiom (a
+#: deadline check of ``tests/countserver.py`` matches ex1's); four in a row are in no file the
+#: kit ships today but the one of :data:`KNOWN_OVERLAPS`.
 WINDOW = 4
 
 #: (solution, kit file): why that kit file shares text with that solution on purpose. Reported
@@ -185,31 +186,30 @@ def _text_lines(data: bytes) -> list[str] | None:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def _windows(lines: list[str], own: set[str] | None = None) -> set[tuple[str, ...]]:
-    """Every run of :data:`WINDOW` consecutive ``lines`` (all in ``own`` when given)."""
-    runs = (tuple(lines[i:i + WINDOW]) for i in range(len(lines) - WINDOW + 1))
-    return {w for w in runs if own is None or all(line in own for line in w)}
+def _windows(lines: list[str], given: set[str]) -> set[tuple[str, ...]]:
+    """Every run of :data:`WINDOW` consecutive ``lines`` once the ``given`` ones are out."""
+    own = [line for line in lines if line not in given]
+    return {tuple(own[i:i + WINDOW]) for i in range(len(own) - WINDOW + 1)}
 
 
 def solution_leaks(files: Iterable[tuple[str, bytes]],
                    root: Path = ROOT) -> tuple[list[Leak], list[Leak]]:
     """``(leaks, known)``: the reference solutions' text found in ``files`` (name, content),
     split into leaks and the overlaps of :data:`KNOWN_OVERLAPS` (at most one of each per
-    solution and file). A solution's own lines are the ones its starter file does not have."""
-    solutions = {}
+    solution and file): see :data:`WINDOW`."""
+    solutions = []
     for solution in sorted((root / SOLUTIONS).glob("*.py")):
         starter = root / "exercises" / solution.name
         given = set(_text_lines(starter.read_bytes()) or []) if starter.is_file() else set()
-        lines = _text_lines(solution.read_bytes()) or []
-        solutions[solution.name] = _windows(lines, set(lines) - given)
+        own = _windows(_text_lines(solution.read_bytes()) or [], given)
+        solutions.append((solution.name, given, own))
     leaks, known = [], []
     for name, data in files:
         lines = _text_lines(data)
         if not lines:
             continue
-        windows = _windows(lines)
-        for solution, own in solutions.items():
-            shared = sorted(own & windows)
+        for solution, given, own in solutions:
+            shared = sorted(own & _windows(lines, given))
             if shared:
                 found = Leak(solution, name, shared[0])
                 (known if (solution, name) in KNOWN_OVERLAPS else leaks).append(found)
