@@ -45,6 +45,8 @@ LEAVE_OUT = {
                                 "and a guide to cheating",
     "tests/test_exercises.py": "grades the reference solutions, which the kit does not have",
     "tests/test_autograder.py": "grades the wrong and cheating submissions (not in the kit)",
+    "tests/test_course.py": "checks the kit and the Gradescope zip against the solutions",
+    "tests/test_batch.py": "checks batch grading on the reference solutions",
 }
 
 #: What the Gradescope zip has beyond the kit: the hidden checks (``docs/instructor/`` minus

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -85,16 +86,31 @@ def leaks(folder: Path) -> list[tuple[str, str]]:
 
 # ---- the student kit ---------------------------------------------------------------------
 
+INSTRUCTOR_FOLDERS = ("docs/instructor/", "tests/autograder/wrong/", "tests/autograder/cheats/")
+INSTRUCTOR_TESTS = ("tests/test_exercises.py", "tests/test_autograder.py",
+                    "tests/test_course.py", "tests/test_batch.py")
+# How a test names the instructor material it reads.
+READS_INSTRUCTOR = re.compile(r'"docs"\s*/\s*"instructor"|docs/instructor|"wrong"|'
+                              r'autograder/wrong|"cheats"|autograder/cheats')
+
+
 def test_the_kit_is_the_tracked_files_less_the_instructor_material(kit):
     shipped = {p.relative_to(kit).as_posix() for p in files_under(kit)}
-    for rule in ("docs/instructor/", "tests/autograder/wrong/", "tests/autograder/cheats/",
-                 "tests/test_exercises.py", "tests/test_autograder.py"):
-        assert not any(p == rule or p.startswith(rule) for p in shipped), rule
-    expected = {p for p in tracked() if not p.startswith(("docs/instructor/",
-                "tests/autograder/wrong/", "tests/autograder/cheats/"))
-                and p not in ("tests/test_exercises.py", "tests/test_autograder.py")}
+    expected = {p for p in tracked() if not p.startswith(INSTRUCTOR_FOLDERS)
+                and p not in INSTRUCTOR_TESTS}
     assert shipped == expected  # nothing untracked, nothing else left out
     assert "exercises/ex1_bounded_fifo.py" in shipped and "docs/index.rst" in shipped
+
+
+def test_no_test_of_the_kit_reads_instructor_material(kit):
+    """The left-out files are found by what the tests read, not only by name: a test that
+    reads docs/instructor or the wrong/cheating submissions would fail in the kit."""
+    readers = sorted(p.relative_to(kit).as_posix() for p in (kit / "tests").rglob("*.py")
+                     if READS_INSTRUCTOR.search(p.read_text()))
+    assert readers == []
+    here = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("*.py")
+                  if READS_INSTRUCTOR.search(p.read_text()))
+    assert "tests/test_course.py" in here  # the pattern does find such a test
 
 
 def test_no_reference_solution_text_is_in_the_kit(kit):
@@ -279,3 +295,17 @@ def test_run_autograder_grades_a_reference_and_a_wrong_submission(autograder_zip
         assert result["verdict"] == "fail" and result["first_failure"]
         assert any(t["status"] == "failed" for t in data["tests"])
         assert data["score"] < sum(t["max_score"] for t in data["tests"])
+
+
+def test_the_instructor_page_says_what_the_code_does():
+    """docs/instructor/grading.rst lists every left-out path and edited file, and quotes the
+    settings and the CSV's columns as the code has them."""
+    from exercises import batch
+
+    page = (ROOT / "docs" / "instructor" / "grading.rst").read_text()
+    for path in [*kitmod.LEAVE_OUT, *kitmod.EDITS]:
+        assert f"``{path}``" in page, path
+    assert f"``WINDOW`` ({kitmod.WINDOW})" in page
+    assert f"``TIMEOUT`` ({batch.TIMEOUT:g} s" in page
+    assert f"no verdict in {batch.TIMEOUT:g} s" in page
+    assert f"``{', '.join(batch.COLUMNS)}``" in page
