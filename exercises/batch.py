@@ -28,7 +28,6 @@ import argparse
 import csv
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -39,6 +38,11 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script (Gradescope's run_autograder): the course root
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from exercises.policy import EXERCISES  # noqa: E402
 
 __all__ = ["TIMEOUT", "Run", "exercise_file", "find_submission", "gradescope", "grade_one",
            "main", "student_results"]
@@ -82,13 +86,11 @@ class Run:
 
 
 def exercise_file(exercise: str) -> str:
-    """The file name of ``exercise`` (``ex1`` -> ``ex1_bounded_fifo.py``), from the starter
-    files next to this module; :class:`BatchError` for an unknown exercise."""
-    found = sorted(HERE.glob(f"{exercise}_*.py")) if re.fullmatch(r"ex\d+", exercise) else []
-    if len(found) != 1:
-        known = ", ".join(sorted({p.name.split("_")[0] for p in HERE.glob("ex[0-9]*_*.py")}))
-        raise BatchError(f"unknown exercise {exercise!r}; choose from {known}")
-    return found[0].name
+    """The file name of ``exercise`` (``ex1`` -> ``ex1_bounded_fifo.py``), from the grader's
+    table (:data:`exercises.policy.EXERCISES`); :class:`BatchError` for an unknown exercise."""
+    if exercise not in EXERCISES:
+        raise BatchError(f"unknown exercise {exercise!r}; choose from {', '.join(EXERCISES)}")
+    return EXERCISES[exercise].file
 
 
 def find_submission(folder: Path, name: str) -> tuple[Path | None, str | None]:
@@ -332,7 +334,7 @@ def gradescope(root: Path, *, timeout: float = TIMEOUT, grader: Path = GRADER) -
     submission, results = root / "submission", root / "results" / "results.json"
     results.parent.mkdir(parents=True, exist_ok=True)
     try:
-        names = {p.name.split("_")[0]: p.name for p in sorted(HERE.glob("ex[0-9]*_*.py"))}
+        names = {key: ex.file for key, ex in EXERCISES.items()}
         present = [ex for ex, name in names.items()
                    if submission.is_dir() and find_submission(submission, name)[0]]
         if not present:

@@ -8,7 +8,7 @@ written (any :data:`WINDOW` consecutive lines a solution has and its starter has
 a leak is deleted and the command fails, so a leaking kit is never left on disk.
 
 ``crawlab course gradescope DEST`` (:func:`write_gradescope_zip`) writes ``autograder.zip``: the
-kit's files plus the hidden checks (:data:`HIDDEN_CHECKS`) under ``crawlab/``, Gradescope's
+kit's files plus the hidden checks (:data:`HIDDEN`) under ``crawlab/``, Gradescope's
 ``setup.sh`` (a Python venv and ``pip install -e 'crawlab[test]'``, from package registries only)
 and ``run_autograder`` (``python exercises/batch.py --gradescope /autograder``). The reference
 solutions and answers are not in the zip either: a submission that looks for them on the
@@ -30,15 +30,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["EDITS", "HIDDEN_CHECKS", "KNOWN_OVERLAPS", "LEAVE_OUT", "KitError", "Leak",
+__all__ = ["EDITS", "HIDDEN", "KNOWN_OVERLAPS", "LEAVE_OUT", "KitError", "Leak",
            "kit_files", "solution_leaks", "write_gradescope_zip", "write_student_kit"]
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = "docs/instructor/solutions"
+STARTERS = "exercises/starters"
+HIDDEN = "tests/autograder/hidden/"
 
 #: What a class never receives: a tracked path, or a folder (ending in ``/``), and why.
 LEAVE_OUT = {
-    "docs/instructor/": "the instructor notes: answers, reference solutions, hidden checks",
+    "docs/instructor/": "the instructor notes: answers and reference solutions",
+    HIDDEN: "the hidden checks, which only the instructor's grading runs",
     "tests/autograder/wrong/": "wrong solutions that test the grader: each is the reference "
                                "solution with one method rewritten",
     "tests/autograder/cheats/": "cheating submissions that test the grader: near-solutions, "
@@ -49,9 +52,6 @@ LEAVE_OUT = {
     "tests/test_batch.py": "checks batch grading on the reference solutions",
 }
 
-#: What the Gradescope zip has beyond the kit: the hidden checks (``docs/instructor/`` minus
-#: the reference solutions and the book's pages, which the grading does not need).
-HIDDEN_CHECKS = ("docs/instructor/", (f"{SOLUTIONS}/", ".rst"))
 
 #: How many consecutive lines of a reference solution's own (the lines its starter file does
 #: not have, stripped, blank lines aside) make a leak when a kit file has them in a row (its own
@@ -64,7 +64,7 @@ WINDOW = 4
 #: (solution, kit file): why that kit file shares text with that solution on purpose. Reported
 #: as a note by ``crawlab course student-kit``, never as a leak.
 KNOWN_OVERLAPS = {
-    ("ex1_bounded_fifo.py", "exercises/ex2_semaphore_monitor.py"):
+    ("ex1_bounded_fifo.py", f"{STARTERS}/ex2_semaphore_monitor.py"):
         "exercise 2 gives SemMonitorFrontier, a bounded FIFO monitor written on the student's "
         "condition: its methods are exercise 1's answer with Monitor for Lock",
 }
@@ -201,7 +201,7 @@ def solution_leaks(files: Iterable[tuple[str, bytes]],
     solution and file): see :data:`WINDOW`."""
     solutions = []
     for solution in sorted((root / SOLUTIONS).glob("*.py")):
-        starter = root / "exercises" / solution.name
+        starter = root / STARTERS / solution.name
         given = set(_text_lines(starter.read_bytes()) or []) if starter.is_file() else set()
         own = _windows(_text_lines(solution.read_bytes()) or [], given)
         solutions.append((solution.name, given, own))
@@ -296,16 +296,10 @@ exec "$PYTHON" "$ROOT/source/crawlab/exercises/batch.py" --gradescope "$ROOT"
 _DATE = (1980, 1, 1, 0, 0, 0)
 
 
-def _hidden_check(path: str) -> bool:
-    folder, excluded = HIDDEN_CHECKS
-    return path.startswith(folder) and not any(
-        path.startswith(e) if e.endswith("/") else path.endswith(e) for e in excluded)
-
-
 def zip_files(root: Path = ROOT) -> list[str]:
     """The repository files of ``autograder.zip`` (under ``crawlab/``): the kit's files and
     the hidden checks, sorted."""
-    return sorted({*kit_files(root), *(p for p in tracked_files(root) if _hidden_check(p))})
+    return sorted({*kit_files(root), *(p for p in tracked_files(root) if p.startswith(HIDDEN))})
 
 
 def write_gradescope_zip(dest: Path, root: Path = ROOT) -> Path:

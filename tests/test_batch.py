@@ -306,3 +306,36 @@ def test_batch_runs_as_gradescope_script(tmp_path):
                           str(root)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert json.loads((root / "results" / "results.json").read_text())["score"] == 0
+
+
+def test_a_class_graded_by_the_real_grader(tmp_path):
+    """The brief's class: the reference solution, the untouched starter, a folder with no
+    file; ``python exercises/grade.py ex1 --submissions --out --jobs`` as an instructor types
+    it."""
+    import subprocess
+
+    subs = make_class(tmp_path, {
+        "ref": {F1: (SOLUTIONS / F1).read_text()},
+        "starter": {F1: (STARTERS / "starters" / F1).read_text()},
+        "nobody": {},
+    })
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "exercises/grade.py", "ex1", "--submissions",
+                          str(subs), "--out", str(out), "--jobs", "2"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = {r["student"]: r for r in read_csv(out / "grades.csv")}
+    assert list(rows) == ["nobody", "ref", "starter"]
+    ref, starter = rows["ref"], rows["starter"]
+    assert ref["verdict"] == "pass" and ref["passed"] == ref["total"] and int(ref["total"]) > 10
+    assert ref["first_failure"] == ""
+    assert starter["verdict"] == "fail" and starter["total"] == ref["total"]
+    assert int(starter["passed"]) < int(starter["total"]) and starter["first_failure"]
+    assert rows["nobody"]["verdict"] == "fail"
+    assert rows["nobody"]["first_failure"].startswith("no submission")
+    data = json.loads((out / "ref" / "results.json").read_text())
+    assert data["score"] == int(ref["total"]) == len(data["tests"])
+    assert all(t["status"] == "passed" for t in data["tests"])
+    data = json.loads((out / "starter" / "results.json").read_text())
+    assert data["score"] == int(starter["passed"])
+    assert data["crawlab"]["exercises"]["ex1"]["first_failure"] == starter["first_failure"]

@@ -26,7 +26,7 @@ from exercises import kit as kitmod
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "docs" / "instructor" / "solutions"
-STARTERS = ROOT / "exercises"
+STARTERS = ROOT / "exercises" / "starters"
 WINDOW = 4
 
 
@@ -86,12 +86,14 @@ def leaks(folder: Path) -> list[tuple[str, str]]:
 
 # ---- the student kit ---------------------------------------------------------------------
 
-INSTRUCTOR_FOLDERS = ("docs/instructor/", "tests/autograder/wrong/", "tests/autograder/cheats/")
+INSTRUCTOR_FOLDERS = ("docs/instructor/", "tests/autograder/wrong/", "tests/autograder/cheats/",
+                      "tests/autograder/hidden/")
 INSTRUCTOR_TESTS = ("tests/test_exercises.py", "tests/test_autograder.py",
                     "tests/test_course.py", "tests/test_batch.py")
 # How a test names the instructor material it reads.
 READS_INSTRUCTOR = re.compile(r'"docs"\s*/\s*"instructor"|docs/instructor|"wrong"|'
-                              r'autograder/wrong|"cheats"|autograder/cheats')
+                              r'autograder/wrong|"cheats"|autograder/cheats|"hidden"|'
+                              r'autograder/hidden|autograder\.hidden')
 
 
 def test_the_kit_is_the_tracked_files_less_the_instructor_material(kit):
@@ -99,7 +101,22 @@ def test_the_kit_is_the_tracked_files_less_the_instructor_material(kit):
     expected = {p for p in tracked() if not p.startswith(INSTRUCTOR_FOLDERS)
                 and p not in INSTRUCTOR_TESTS}
     assert shipped == expected  # nothing untracked, nothing else left out
-    assert "exercises/ex1_bounded_fifo.py" in shipped and "docs/index.rst" in shipped
+    assert "exercises/starters/ex1_bounded_fifo.py" in shipped and "docs/index.rst" in shipped
+
+
+def test_an_exercise_solved_in_place_and_untracked_files_never_ship(tmp_path):
+    """The instructor's clone with ex1 solved in place (the working copy git ignores) and a
+    stray file: the kit has neither."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(clone)], check=True,
+                   timeout=120, capture_output=True)
+    (clone / "exercises" / "ex1_bounded_fifo.py").write_text(
+        (SOLUTIONS / "ex1_bounded_fifo.py").read_text())
+    (clone / "notes-to-self.txt").write_text("grading plan")
+    kitmod.write_student_kit(tmp_path / "kit", root=clone)
+    assert not (tmp_path / "kit" / "exercises" / "ex1_bounded_fifo.py").exists()
+    assert not (tmp_path / "kit" / "notes-to-self.txt").exists()
+    assert (tmp_path / "kit" / "exercises" / "starters" / "ex1_bounded_fifo.py").is_file()
 
 
 def test_no_test_of_the_kit_reads_instructor_material(kit):
@@ -134,7 +151,7 @@ def test_the_kit_says_which_overlap_is_on_purpose(tmp_path):
     assert run.returncode == 0, run.stderr
     notes = [line for line in run.stderr.splitlines() if line.startswith("note:")]
     assert len(notes) == len(kitmod.KNOWN_OVERLAPS), run.stderr
-    assert "exercises/ex2_semaphore_monitor.py" in notes[0]
+    assert "exercises/starters/ex2_semaphore_monitor.py" in notes[0]
 
 
 def test_a_kit_that_would_leak_is_refused_and_not_left_on_disk(tmp_path, monkeypatch):
@@ -223,12 +240,10 @@ def test_the_zip_has_gradescopes_layout_and_no_solution(autograder_zip, tmp_path
     assert {"setup.sh", "run_autograder"} <= set(names)
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
     assert "crawlab/pyproject.toml" in names and "crawlab/exercises/grade.py" in names
-    assert not any(n.startswith("crawlab/docs/instructor/solutions/") for n in names)
-    assert not any(n.startswith("crawlab/docs/instructor/") and n.endswith(".rst")
-                   for n in names)
-    hidden = [p for p in tracked() if p.startswith("docs/instructor/")
-              and not p.startswith("docs/instructor/solutions/") and not p.endswith(".rst")]
-    assert {f"crawlab/{p}" for p in hidden} <= set(names)  # the hidden checks go in
+    assert not any(n.startswith(("crawlab/docs/instructor/", "crawlab/tests/autograder/wrong/",
+                                 "crawlab/tests/autograder/cheats/")) for n in names)
+    hidden = [p for p in tracked() if p.startswith("tests/autograder/hidden/")]
+    assert hidden and {f"crawlab/{p}" for p in hidden} <= set(names)  # the hidden checks go in
     assert leaks(tmp_path / "crawlab") == []
     for script in ("setup.sh", "run_autograder"):
         text = (tmp_path / script).read_text()
@@ -268,10 +283,6 @@ def test_run_autograder_with_no_exercise_file_scores_0(autograder_zip, tmp_path)
     assert "No exercise file in the submission" in data["output"]
 
 
-GRADER_HAS_JSON = "--json" in (STARTERS / "grade.py").read_text()
-
-
-@pytest.mark.skipif(not GRADER_HAS_JSON, reason="exercises/grade.py has no --json yet")
 @pytest.mark.parametrize("which", ["reference", "wrong"])
 def test_run_autograder_grades_a_reference_and_a_wrong_submission(autograder_zip, tmp_path,
                                                                   which):
@@ -285,8 +296,10 @@ def test_run_autograder_grades_a_reference_and_a_wrong_submission(autograder_zip
     data = run_autograder(autograder_zip, tmp_path, {name: text})
     result = data["crawlab"]["exercises"]["ex1"]
     assert data["tests"] and all(t["name"].startswith("ex1: ") for t in data["tests"])
-    assert {t["visibility"] for t in data["tests"]} <= {"visible", "hidden"}
-    assert "hidden" in {t["visibility"] for t in data["tests"]}  # --hidden reached the grader
+    shown = {"visible", "hidden", "after_due_date", "after_published"}  # Gradescope's values
+    assert {t["visibility"] for t in data["tests"]} <= shown
+    hidden = [t for t in data["tests"] if "hidden" in t["name"]]
+    assert hidden and all(t["visibility"] != "visible" for t in hidden)  # --hidden got there
     if which == "reference":
         assert result["verdict"] == "pass" and result["passed"] == result["total"] > 0
         assert all(t["status"] == "passed" for t in data["tests"])
