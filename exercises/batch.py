@@ -33,6 +33,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -44,8 +45,8 @@ if __package__ in (None, ""):  # run as a script (Gradescope's run_autograder): 
 
 from exercises.policy import EXERCISES  # noqa: E402
 
-__all__ = ["TIMEOUT", "Run", "exercise_file", "find_submission", "gradescope", "grade_one",
-           "main", "student_results"]
+__all__ = ["TIMEOUT", "Children", "Run", "Stopped", "exercise_file", "find_submission",
+           "gradescope", "grade_one", "main", "student_results"]
 
 HERE = Path(__file__).resolve().parent
 GRADER = HERE / "grade.py"
@@ -123,6 +124,44 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
+class Stopped(Exception):
+    """The batch was interrupted: no new grading run starts."""
+
+
+class Children:
+    """The process groups of the grading runs under way. An interrupt (Ctrl-C) reaches only
+    the batch, since each run leads a session of its own: :meth:`stop` kills them all and
+    refuses new ones. Thread-safe (one lock)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # guards _pids and _stopped
+        self._pids: set[int] = set()
+        self._stopped = False
+
+    def start(self, cmd: list[str], **popen) -> subprocess.Popen:
+        """``Popen(cmd, start_new_session=True, **popen)``, remembered; :class:`Stopped`
+        after :meth:`stop`."""
+        with self._lock:
+            if self._stopped:
+                raise Stopped
+            child = subprocess.Popen(cmd, start_new_session=True, **popen)
+            self._pids.add(child.pid)
+            return child
+
+    def done(self, pid: int) -> None:
+        """The run of ``pid`` is over (its group was killed)."""
+        with self._lock:
+            self._pids.discard(pid)
+
+    def stop(self) -> int:
+        """Kill every group under way, start no more; how many were killed."""
+        with self._lock:
+            self._stopped = True
+            for pid in self._pids:
+                _kill_group(pid)
+            return len(self._pids)
+
+
 def _one_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else "no message"
@@ -147,9 +186,12 @@ def verdict(exercise: str, status: int, data: dict | None) -> tuple[str, str | N
 
 
 def grade_one(student: str, exercise: str, folder: Path, *, hidden: bool,
-              timeout: float = TIMEOUT, grader: Path = GRADER) -> Run:
+              timeout: float = TIMEOUT, grader: Path = GRADER,
+              children: Children | None = None) -> Run:
     """Grade ``exercise`` of the submission in ``folder`` in a child process (see the module
-    docstring); never raises for anything the submission does."""
+    docstring), started through ``children``; never raises for anything the submission
+    does (:class:`Stopped` once ``children`` was stopped)."""
+    children = children or Children()
     name = exercise_file(exercise)
     source, missing = find_submission(folder, name)
     if source is None:
@@ -165,8 +207,8 @@ def grade_one(student: str, exercise: str, folder: Path, *, hidden: bool,
         env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
         started = time.monotonic()
         with open(work / "stdout", "wb") as out, open(work / "stderr", "wb") as err:
-            child = subprocess.Popen(cmd, cwd=work, stdin=subprocess.DEVNULL, stdout=out,
-                                     stderr=err, env=env, start_new_session=True)
+            child = children.start(cmd, cwd=work, stdin=subprocess.DEVNULL, stdout=out,
+                                   stderr=err, env=env)
             try:
                 status = child.wait(timeout=timeout)
                 timed_out = False
@@ -176,6 +218,7 @@ def grade_one(student: str, exercise: str, folder: Path, *, hidden: bool,
                 _kill_group(child.pid)  # the grader's leftovers too, once it has answered
             if timed_out:
                 status = child.wait()
+            children.done(child.pid)
         seconds = time.monotonic() - started
         stdout = (work / "stdout").read_text(errors="replace")
         stderr = (work / "stderr").read_text(errors="replace")
@@ -298,14 +341,23 @@ def main(exercises: list[str], submissions: Path, out: Path, jobs: int, hidden: 
     pairs = [(s, ex) for s in students for ex in exercises]
     advance, close = _progress(len(pairs))
     runs: dict[tuple[str, str], Run] = {}
+    children = Children()
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(grade_one, s.name, ex, s, hidden=hidden, timeout=timeout,
-                                   grader=grader) for s, ex in pairs]
-            for future in as_completed(futures):
-                run = future.result()
-                runs[run.student, run.exercise] = run
-                advance(run)
+                                   grader=grader, children=children) for s, ex in pairs]
+            try:
+                for future in as_completed(futures):
+                    run = future.result()
+                    runs[run.student, run.exercise] = run
+                    advance(run)
+            except KeyboardInterrupt:
+                stopped = children.stop()
+                for future in futures:
+                    future.cancel()
+                print(f"grade.py: interrupted: {stopped} grading run(s) under way stopped, "
+                      "nothing written", file=sys.stderr)
+                return 130
     finally:
         close()
     ordered = [runs[s.name, ex] for s, ex in pairs]

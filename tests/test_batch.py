@@ -212,6 +212,43 @@ def test_a_hang_a_crash_and_a_liar_change_no_other_grade(tmp_path, fake):
                     pass
 
 
+def test_ctrl_c_stops_the_runs_under_way_and_writes_nothing(tmp_path, fake):
+    """An interrupt reaches only the batch (each run leads its own session): the batch kills
+    the groups under way, starts no more, says so and exits 130."""
+    import subprocess
+
+    subs = make_class(tmp_path, {"a": {F1: "HANG"}, "b": {F1: "ok"}, "c": {F1: "ok"}})
+    code = ("import sys; from pathlib import Path; from exercises import batch; "
+            f"sys.exit(batch.main(['ex1'], Path({str(subs)!r}), Path({str(tmp_path / 'out')!r}),"
+            f" 1, False, grader=Path({str(fake)!r})))")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, text=True)
+    hang_file = tmp_path / "pids" / "hang"
+    try:
+        deadline = time.monotonic() + 60
+        while not hang_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)  # polling for the hung run to have started, not synchronization
+        assert hang_file.exists(), "the hung run never started"
+        proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=60)[1]
+        assert proc.returncode == 130, err
+        assert "interrupted: 1 grading run(s) under way stopped" in err
+        assert not (tmp_path / "out" / "grades.csv").exists()
+        hang = int(hang_file.read_text())
+        deadline = time.monotonic() + 10
+        while alive(hang) and time.monotonic() < deadline:
+            time.sleep(0.05)  # polling for a SIGKILL to land, not synchronization
+        assert not alive(hang), "the hung run's grandchild survived the interrupt"
+    finally:
+        proc.kill()
+        proc.wait()
+        if hang_file.exists():
+            try:
+                os.kill(int(hang_file.read_text()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 def test_the_csv_is_in_name_order_whatever_finishes_first(tmp_path, fake):
     subs = make_class(tmp_path, {"amy": {F1: "DELAY=1.5"}, "ben": {F1: "DELAY=0.8"},
                                  "cat": {F1: "ok"}})
