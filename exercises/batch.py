@@ -297,6 +297,10 @@ def _check_batch(exercises: list[str], submissions: Path, out: Path, jobs: int) 
     if not students:
         raise BatchError(f"--submissions: {str(submissions)!r} holds no student folder "
                          "(one folder per student)")
+    try:  # now, not after hours of grading
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BatchError(f"--out: cannot make {str(out)!r}: {exc.strerror or exc}") from None
     return students
 
 
@@ -361,7 +365,6 @@ def main(exercises: list[str], submissions: Path, out: Path, jobs: int, hidden: 
     finally:
         close()
     ordered = [runs[s.name, ex] for s, ex in pairs]
-    out.mkdir(parents=True, exist_ok=True)
     with open(out / "grades.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=COLUMNS)
         writer.writeheader()

@@ -43,7 +43,13 @@ def _kit():
 
 def run(args: argparse.Namespace) -> int:
     """Write what ``args.what`` names; 0 when written, 2 (via ``ValueError``) when not."""
-    kit = _kit()
+    try:
+        return _write(_kit(), args)
+    except OSError as exc:  # a folder that cannot be written: one line, not a traceback
+        raise ValueError(f"cannot write {args.dest}: {exc.strerror or exc}") from None
+
+
+def _write(kit, args: argparse.Namespace) -> int:
     if args.what == "student-kit":
         known = kit.write_student_kit(args.dest)
         files = sum(1 for p in args.dest.rglob("*") if p.is_file())
