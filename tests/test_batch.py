@@ -12,6 +12,7 @@ solution, the starter and an empty folder.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import os
 import signal
@@ -349,6 +350,9 @@ def test_batch_runs_as_gradescope_script(tmp_path):
     assert json.loads((root / "results" / "results.json").read_text())["score"] == 0
 
 
+@pytest.mark.skipif(importlib.util.find_spec("frontrun") is None,
+                    reason="frontrun (crawlab[explore]) is not installed here")
+@pytest.mark.timeout(900)  # two gradings at once (a minute and a half here), on a busy machine
 def test_a_class_graded_by_the_real_grader(tmp_path):
     """The brief's class: the reference solution, the untouched starter, a folder with no
     file; ``python exercises/grade.py ex1 --submissions --out --jobs`` as an instructor types
