@@ -36,7 +36,7 @@ PLANS = 6
 """Public plans per grading (the check ``test_history`` is parametrized over them)."""
 HIDDEN_PLANS = [100, 101, 102]
 """The ids of the hidden plans (the instructor's grading: one consumer per producer and more)."""
-JOIN = 15.0
+JOIN = 5.0
 """Seconds a thread of a plan may take before it counts as blocked for ever."""
 
 

@@ -290,9 +290,13 @@ def grade(key: str, directory: Path, *, hidden: bool = False, only: str | None =
                         if ex.kind else None)
     _read(run, checks, wait, plans)
     ordered = list(checks.values())
-    verdict = "pass" if ordered and all(c.passed for c in ordered) else "fail"
-    return Grade(key, verdict, ordered, seconds=time.monotonic() - start,
+    return Grade(key, verdict(ordered), ordered, seconds=time.monotonic() - start,
                  hidden_available=0 if hidden else hidden_count, output=run.output)
+
+
+def verdict(checks: list[Check]) -> str:
+    """``pass`` only when there are checks and every one was reported passed, else ``fail``."""
+    return "pass" if checks and all(c.passed for c in checks) else "fail"
 
 
 def _key(node_id: str) -> str:
