@@ -139,7 +139,7 @@ def render(g: Grade, *, verbose: bool = False, quiet: bool = False,
 
 def _first_failure(g: Grade, c, directory: Path | None) -> list[str]:
     failed = sum(not x.passed for x in g.checks)
-    out = [f"  first failing check ({failed} failed): {c.name}",
+    out = [f"  first failing check ({failed} not passed): {c.name}",
            f"  what broke: {c.message.strip().splitlines()[0] if c.message.strip() else c.status}"]
     table = [t for t in c.text.splitlines() if t.startswith("|")]
     if table:

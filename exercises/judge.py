@@ -180,11 +180,15 @@ def run_child(pytest_args: list[str], ex: Exercise, work: Path, *, seconds: floa
             last = time.monotonic()
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
+            new = []
             for line in lines:
                 try:
-                    events.append(json.loads(line))
+                    new.append(json.loads(line))
                 except ValueError:
                     pass
+            events += new
+            if any(_timed_out(e) for e in new):
+                break  # a check hung: the rest are not run (no minute per deadlock)
     finally:
         os.close(read_end)
         try:
@@ -194,6 +198,11 @@ def run_child(pytest_args: list[str], ex: Exercise, work: Path, *, seconds: floa
         child.wait()
     text = out_file.read_bytes()[-20_000:].decode("utf-8", "replace")
     return ChildRun(events, text, hung_in, time.monotonic() - start)
+
+
+def _timed_out(event: dict) -> bool:
+    """A check stopped by its time limit (pytest-timeout): the submission hangs; stop there."""
+    return event.get("event") == "result" and "Timeout (>" in str(event.get("message"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -336,5 +345,10 @@ def _read(run: ChildRun, checks: dict[str, Check], patience: float, plans: list[
             c.message = (f"no answer in {patience:g} s: a deadlock or a lost wake-up? "
                          "(the check was stopped)")
     for c in checks.values():
+        if c.status == "failed" and "Timeout (>" in c.message:
+            c.status = "hung"
+            c.message = (f"no answer in {c.message.split('(>')[1].split('s)')[0]} s: a "
+                         "deadlock or a lost wake-up? (the check was stopped, with every "
+                         "thread's stack; the checks after it were not run)")
         if c.status == "not run" and not c.message:
             c.message = "did not run (the grading stopped before it)"

@@ -267,3 +267,12 @@ def test_a_history_check_passes_only_on_the_judges_own_verification():
     good = log(*GOOD)
     assert _read(_run({"event": "evidence", "id": cid, "data": good}, res(cid)), [cid],
                  [PLAN])[1] == "pass"
+
+
+def test_a_check_stopped_by_its_time_limit_reads_as_hung():
+    ids = ["tests/a.py::t1", "tests/a.py::t2"]
+    run = _run(res(ids[0], "failed", "Failed: Timeout (>20.0s) from pytest-timeout."))
+    checks, v = _read(run, ids)
+    assert v == "fail" and checks[ids[0]].status == "hung"
+    assert "no answer in 20.0 s" in checks[ids[0]].message
+    assert checks[ids[1]].status == "not run"
