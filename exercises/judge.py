@@ -23,6 +23,7 @@ Thread-safety: one grading per call; no shared state.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import resource
@@ -41,7 +42,7 @@ from exercises import evidence
 from exercises.policy import EXERCISES, HIDDEN, ROOT, Exercise
 from exercises.static import check_source
 
-__all__ = ["Check", "Grade", "GradingError", "grade", "network_isolation"]
+__all__ = ["Check", "Grade", "GradingError", "grade", "isolation", "network_isolation"]
 
 MEMORY = 3 << 30  # bytes of address space for the child
 FILE_SIZE = 64 << 20  # bytes the child may write to one file
@@ -103,18 +104,34 @@ class Grade:
 # The child
 
 
-def network_isolation() -> list[str]:
-    """The command prefix that gives the child no network (``unshare --net``), or ``[]`` where
-    the machine does not allow a network namespace (then the child has the machine's network:
-    the book says so)."""
+_SEAL = ('mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && '
+         '{ [ ! -d "$0/docs/instructor" ] || mount -t tmpfs -o ro,size=4k none '
+         '"$0/docs/instructor"; } && exec "$@"')
+
+
+@functools.lru_cache(maxsize=1)
+def isolation() -> tuple[str, ...]:
+    """The command prefix that isolates the child, best first: its own network namespace (no
+    network) and mount namespace in which the course tree is read-only and the instructor's
+    folder (the reference solutions) is an empty, read-only tmpfs; else the network namespace
+    alone; else nothing (the book says what is then not enforced). Probed once per process."""
     unshare = shutil.which("unshare")
     if not unshare:
-        return []
-    try:
-        ok = subprocess.run([unshare, "--net", "true"], capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [unshare, "--net"] if ok.returncode == 0 else []
+        return ()
+    tries = [(unshare, "--net", "--mount", "sh", "-c", _SEAL, str(ROOT)), (unshare, "--net")]
+    for prefix in tries:
+        try:
+            ok = subprocess.run([*prefix, "true"], capture_output=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if ok.returncode == 0:
+            return prefix
+    return ()
+
+
+def network_isolation() -> list[str]:
+    """The isolation prefix as a list (see :func:`isolation`)."""
+    return list(isolation())
 
 
 def _limit(cpu_seconds: int) -> None:

@@ -276,3 +276,27 @@ def test_a_check_stopped_by_its_time_limit_reads_as_hung():
     assert v == "fail" and checks[ids[0]].status == "hung"
     assert "no answer in 20.0 s" in checks[ids[0]].message
     assert checks[ids[1]].status == "not run"
+
+
+def test_the_child_cannot_write_the_course_see_the_solutions_or_reach_the_network(tmp_path):
+    """Where the machine allows namespaces (CI's does): in the graded child the course tree is
+    read-only, the instructor's folder is empty, and there is no network, not even loopback."""
+    from exercises.judge import isolation, run_child
+
+    if len(isolation()) < 3:
+        pytest.skip("this machine allows no mount namespace (unshare --mount): the book says "
+                    "what is then not enforced")
+    solutions = ROOT / "docs" / "instructor" / "solutions"
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(
+        "import os\nimport socket\n\n"
+        f"def test_write():\n    open({str(ROOT / 'zz_probe')!r}, 'w')\n\n"
+        f"def test_solutions():\n    assert os.listdir({str(solutions)!r})\n\n"
+        "def test_network():\n    socket.create_connection(('127.0.0.1', 9), timeout=2)\n")
+    run = run_child([str(probe)], EXERCISES["ex4"], tmp_path, seconds=120, patience=120)
+    got = {e["id"].split("::")[-1]: e for e in run.events if e["event"] == "result"}
+    assert set(got) == {"test_write", "test_solutions", "test_network"}, run.output[-2000:]
+    assert "Read-only file system" in got["test_write"]["message"]
+    assert got["test_solutions"]["outcome"] == "failed"  # nothing there to list
+    assert "unreachable" in got["test_network"]["message"].lower()
+    assert not (ROOT / "zz_probe").exists()
