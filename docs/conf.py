@@ -60,5 +60,29 @@ def _add_instructor_toctree(app, docname, source):
         source[0] += _INSTRUCTOR_TOCTREE
 
 
+def _write_rules(app):
+    """``exercises/rules.inc``: the grader's policy table (:mod:`exercises.policy`), generated
+    at every build so the page shows exactly what the grader enforces."""
+    from exercises.policy import BUILTINS, DUNDERS, EXERCISES
+
+    rows = []
+    for e in EXERCISES.values():
+        allowed = "; ".join(f"``{m}``: {', '.join(names)}" for m, names in e.allowed.items())
+        forbidden = "; ".join(sorted(set(e.forbidden.values()))) or "--"
+        rows.append(f"   * - {e.key}\n     - ``{e.file}``: ``{e.obj}``\n     - {allowed}\n"
+                    f"     - {forbidden}\n     - {len(e.public)} public, {len(e.hidden)} hidden"
+                    f"\n     - {e.seconds:g} s, silent {e.patience:g} s")
+    text = (".. list-table:: The grader's policy (generated from ``exercises/policy.py``)\n"
+            "   :header-rows: 1\n   :widths: 6 18 40 16 10 10\n\n"
+            "   * - exercise\n     - file: class\n     - may import (module: names)\n"
+            "     - forbidden\n     - suites\n     - limits\n" + "\n".join(rows) + "\n\n"
+            f"Builtins every exercise may use: {', '.join(f'``{b}``' for b in sorted(BUILTINS))}."
+            f"\n\nDunder names allowed: {', '.join(f'``{d}``' for d in sorted(DUNDERS))}.\n")
+    out = Path(app.srcdir) / "exercises" / "rules.inc"
+    if not out.exists() or out.read_text() != text:
+        out.write_text(text)
+
+
 def setup(app):
     app.connect("source-read", _add_instructor_toctree)
+    app.connect("builder-inited", _write_rules)

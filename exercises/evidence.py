@@ -36,7 +36,7 @@ PLANS = 6
 """Public plans per grading (the check ``test_history`` is parametrized over them)."""
 HIDDEN_PLANS = [100, 101, 102]
 """The ids of the hidden plans (the instructor's grading: one consumer per producer and more)."""
-JOIN = 15.0
+JOIN = 5.0
 """Seconds a thread of a plan may take before it counts as blocked for ever."""
 
 
@@ -266,7 +266,7 @@ def _fifo(put_time, takes) -> list[str]:
     items = sorted((put_time[u][1], put_time[u][0], u) for u in taken_by if u in put_time)
     for i, (a_end, _, a) in enumerate(items):
         a_t0, _, a_pos = taken_by[a]
-        for b_end, b_start, b in items[i + 1:]:
+        for _, b_start, b in items[i + 1:]:
             if b_start <= a_end:
                 continue
             b_t0, b_t1, b_pos = taken_by[b]

@@ -29,6 +29,7 @@ if __package__ in (None, ""):  # run as a script: the course root on the path
 from crawlers.args import EXIT_USAGE, OneLineParser, positive_int  # noqa: E402
 from exercises.judge import Grade, GradingError, grade  # noqa: E402
 from exercises.policy import EXERCISES, ROOT  # noqa: E402
+from exercises.static import SourceError  # noqa: E402
 
 WORK = ROOT / "exercises"
 MAX_FAIL_LINES = 40
@@ -81,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
                   "its fenced part", file=sys.stderr)
         try:
             g = grade(key, directory, hidden=args.hidden, only=args.check)
-        except FileNotFoundError as exc:
+        except (FileNotFoundError, SourceError) as exc:
             p.error(str(exc))
         except GradingError as exc:
             print(f"{key}  {ex.title:<34} ERROR: {exc}", file=sys.stderr)
@@ -138,7 +139,7 @@ def render(g: Grade, *, verbose: bool = False, quiet: bool = False,
 
 def _first_failure(g: Grade, c, directory: Path | None) -> list[str]:
     failed = sum(not x.passed for x in g.checks)
-    out = [f"  first failing check ({failed} failed): {c.name}",
+    out = [f"  first failing check ({failed} not passed): {c.name}",
            f"  what broke: {c.message.strip().splitlines()[0] if c.message.strip() else c.status}"]
     table = [t for t in c.text.splitlines() if t.startswith("|")]
     if table:

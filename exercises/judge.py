@@ -23,6 +23,7 @@ Thread-safety: one grading per call; no shared state.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import resource
@@ -41,7 +42,7 @@ from exercises import evidence
 from exercises.policy import EXERCISES, HIDDEN, ROOT, Exercise
 from exercises.static import check_source
 
-__all__ = ["Check", "Grade", "GradingError", "grade", "network_isolation"]
+__all__ = ["Check", "Grade", "GradingError", "grade", "isolation", "network_isolation"]
 
 MEMORY = 3 << 30  # bytes of address space for the child
 FILE_SIZE = 64 << 20  # bytes the child may write to one file
@@ -103,18 +104,34 @@ class Grade:
 # The child
 
 
-def network_isolation() -> list[str]:
-    """The command prefix that gives the child no network (``unshare --net``), or ``[]`` where
-    the machine does not allow a network namespace (then the child has the machine's network:
-    the book says so)."""
+_SEAL = ('mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && '
+         '{ [ ! -d "$0/docs/instructor" ] || mount -t tmpfs -o ro,size=4k none '
+         '"$0/docs/instructor"; } && exec "$@"')
+
+
+@functools.lru_cache(maxsize=1)
+def isolation() -> tuple[str, ...]:
+    """The command prefix that isolates the child, best first: its own network namespace (no
+    network) and mount namespace in which the course tree is read-only and the instructor's
+    folder (the reference solutions) is an empty, read-only tmpfs; else the network namespace
+    alone; else nothing (the book says what is then not enforced). Probed once per process."""
     unshare = shutil.which("unshare")
     if not unshare:
-        return []
-    try:
-        ok = subprocess.run([unshare, "--net", "true"], capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [unshare, "--net"] if ok.returncode == 0 else []
+        return ()
+    tries = [(unshare, "--net", "--mount", "sh", "-c", _SEAL, str(ROOT)), (unshare, "--net")]
+    for prefix in tries:
+        try:
+            ok = subprocess.run([*prefix, "true"], capture_output=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if ok.returncode == 0:
+            return prefix
+    return ()
+
+
+def network_isolation() -> list[str]:
+    """The isolation prefix as a list (see :func:`isolation`)."""
+    return list(isolation())
 
 
 def _limit(cpu_seconds: int) -> None:
@@ -180,11 +197,15 @@ def run_child(pytest_args: list[str], ex: Exercise, work: Path, *, seconds: floa
             last = time.monotonic()
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
+            new = []
             for line in lines:
                 try:
-                    events.append(json.loads(line))
+                    new.append(json.loads(line))
                 except ValueError:
                     pass
+            events += new
+            if any(_timed_out(e) for e in new):
+                break  # a check hung: the rest are not run (no minute per deadlock)
     finally:
         os.close(read_end)
         try:
@@ -194,6 +215,11 @@ def run_child(pytest_args: list[str], ex: Exercise, work: Path, *, seconds: floa
         child.wait()
     text = out_file.read_bytes()[-20_000:].decode("utf-8", "replace")
     return ChildRun(events, text, hung_in, time.monotonic() - start)
+
+
+def _timed_out(event: dict) -> bool:
+    """A check stopped by its time limit (pytest-timeout): the submission hangs; stop there."""
+    return event.get("event") == "result" and "Timeout (>" in str(event.get("message"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -290,9 +316,13 @@ def grade(key: str, directory: Path, *, hidden: bool = False, only: str | None =
                         if ex.kind else None)
     _read(run, checks, wait, plans)
     ordered = list(checks.values())
-    verdict = "pass" if ordered and all(c.passed for c in ordered) else "fail"
-    return Grade(key, verdict, ordered, seconds=time.monotonic() - start,
+    return Grade(key, verdict(ordered), ordered, seconds=time.monotonic() - start,
                  hidden_available=0 if hidden else hidden_count, output=run.output)
+
+
+def verdict(checks: list[Check]) -> str:
+    """``pass`` only when there are checks and every one was reported passed, else ``fail``."""
+    return "pass" if checks and all(c.passed for c in checks) else "fail"
 
 
 def _key(node_id: str) -> str:
@@ -332,5 +362,10 @@ def _read(run: ChildRun, checks: dict[str, Check], patience: float, plans: list[
             c.message = (f"no answer in {patience:g} s: a deadlock or a lost wake-up? "
                          "(the check was stopped)")
     for c in checks.values():
+        if c.status == "failed" and "Timeout (>" in c.message:
+            c.status = "hung"
+            c.message = (f"no answer in {c.message.split('(>')[1].split('s)')[0]} s: a "
+                         "deadlock or a lost wake-up? (the check was stopped, with every "
+                         "thread's stack; the checks after it were not run)")
         if c.status == "not run" and not c.message:
             c.message = "did not run (the grading stopped before it)"

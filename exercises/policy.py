@@ -75,8 +75,8 @@ class Exercise:
     public: list[str]
     hidden: list[str] = field(default_factory=list)
     forbidden: dict[str, str] = field(default_factory=dict)
-    seconds: float = 90.0
-    patience: float = 20.0
+    seconds: float = 300.0
+    patience: float = 25.0
 
     @property
     def frontier_name(self) -> str | None:

@@ -30,7 +30,12 @@ from pathlib import Path
 
 from exercises.policy import BUILTINS, DUNDERS, FRAME_ATTRIBUTES, Exercise
 
-__all__ = ["check_source"]
+__all__ = ["SourceError", "check_source"]
+
+
+class SourceError(ValueError):
+    """The file cannot be graded at all: unreadable, not Python, or without the object the
+    exercise asks for. One line (bad input, exit status 2), not a FAIL."""
 
 _BUILTIN_NAMES = frozenset(dir(builtins)) | {"__builtins__"}
 
@@ -179,22 +184,23 @@ def _dotted(node: ast.AST) -> str | None:
 
 def check_source(path: Path, exercise: Exercise, shown_as: str | None = None) -> list[str]:
     """The violations of ``path`` against ``exercise``'s rules, one line each (empty: clean).
-    A file that cannot be read or parsed is one violation. O(size of the file)."""
+    :class:`SourceError` for a file that cannot be read or parsed, or lacks the exercise's
+    class. O(size of the file)."""
     shown = shown_as or path.name
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return [f"{shown}: cannot be read ({exc.__class__.__name__}: {exc})"]
+        raise SourceError(f"{shown}: cannot be read ({exc.__class__.__name__}: {exc})") from None
     try:
         tree = ast.parse(source, filename=shown)
     except SyntaxError as exc:
-        return [f"{shown}:{exc.lineno or 0}: SyntaxError: {exc.msg}"]
+        raise SourceError(f"{shown}:{exc.lineno or 0}: SyntaxError: {exc.msg}") from None
     except ValueError as exc:  # e.g. a NUL byte
-        return [f"{shown}: cannot be parsed ({exc})"]
+        raise SourceError(f"{shown}: cannot be parsed ({exc})") from None
     checker = _Checker(exercise, shown)
     checker.visit(tree)
     defined = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     if exercise.obj not in defined:
-        checker.problems.append(f"{shown}: no class {exercise.obj} at the top level (the "
-                                f"exercise asks for class {exercise.obj})")
+        raise SourceError(f"{shown}: no class {exercise.obj} at the top level (the exercise "
+                          f"asks for class {exercise.obj})")
     return checker.problems

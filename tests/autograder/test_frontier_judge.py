@@ -72,3 +72,43 @@ def test_explored(graded, scenario):
                     pytrace=False)
     if not out.holds:
         pytest.fail(f"{out.broken}\n{out.report()}", pytrace=False)
+
+
+WAKES = {
+    # what wakes the sleepers: (the sleepers' call, what they must end with)
+    "close-wakes-every-getter": ("get", None),
+    "close-wakes-every-putter": ("put", "Closed"),
+    "get-many-wakes-every-putter": ("put", "ok"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WAKES))
+def test_wakes_every_sleeper(graded, case):
+    """Three threads asleep in ``get`` (empty) or ``put`` (full, capacity 3); then one call that
+    must wake all three: ``close()`` (notify_all, not notify) or ``get_many(3)`` (room for
+    three: notify(n) or notify_all). Each sleeper must end as the contract says, in time."""
+    from tests.helpers import join_all, start_thread, wait_until_asleep
+
+    op, expected = WAKES[case]
+    f = frontier.create(graded, capacity=3)
+    if op == "put":
+        for i in range(3):
+            f.put(f"u{i}")
+    ended: dict[int, object] = {}
+
+    def sleeper(i: int) -> None:
+        try:
+            ended[i] = f.get() if op == "get" else (f.put(f"p{i}") or "ok")
+        except frontier.Closed:
+            ended[i] = "Closed"
+
+    threads = [start_thread(sleeper, i) for i in range(3)]
+    wait_until_asleep(threads, timeout=5)
+    if case.startswith("close"):
+        f.close()
+    else:
+        assert len(f.get_many(3)) == 3
+    join_all(threads, timeout=5)
+    assert ended == {i: expected for i in range(3)}, (
+        f"after {'close()' if case.startswith('close') else 'get_many(3)'} the sleepers "
+        f"ended {ended} (a missing one never woke: notify instead of notify_all/notify(n))")
