@@ -42,12 +42,12 @@ HIDDEN = "tests/autograder/hidden/"
 LEAVE_OUT = {
     "docs/instructor/": "the instructor notes: answers and reference solutions",
     HIDDEN: "the hidden checks, which only the instructor's grading runs",
-    "tests/autograder/wrong/": "wrong solutions that test the grader: each is the reference "
-                               "solution with one method rewritten",
     "tests/autograder/cheats/": "cheating submissions that test the grader: near-solutions, "
                                 "and a guide to cheating",
-    "tests/test_exercises.py": "grades the reference solutions, which the kit does not have",
-    "tests/test_autograder.py": "grades the wrong and cheating submissions (not in the kit)",
+    "tests/test_exercises.py": "grades the reference solutions, and wrong solutions made as "
+                               "small changes of them",
+    "tests/test_autograder.py": "grades the cheating submissions (not in the kit)",
+    "tests/test_grader_rules.py": "tests the grader's rules on the reference solutions",
     "tests/test_course.py": "checks the kit and the Gradescope zip against the solutions",
     "tests/test_batch.py": "checks batch grading on the reference solutions",
 }

@@ -91,10 +91,9 @@ def leaks(folder: Path) -> list[tuple[str, str]]:
 
 # ---- the student kit ---------------------------------------------------------------------
 
-INSTRUCTOR_FOLDERS = ("docs/instructor/", "tests/autograder/wrong/", "tests/autograder/cheats/",
-                      "tests/autograder/hidden/")
+INSTRUCTOR_FOLDERS = ("docs/instructor/", "tests/autograder/cheats/", "tests/autograder/hidden/")
 INSTRUCTOR_TESTS = ("tests/test_exercises.py", "tests/test_autograder.py",
-                    "tests/test_course.py", "tests/test_batch.py")
+                    "tests/test_grader_rules.py", "tests/test_course.py", "tests/test_batch.py")
 # How a test names the instructor material it reads.
 READS_INSTRUCTOR = re.compile(r'"docs"\s*/\s*"instructor"|docs/instructor|"wrong"|'
                               r'autograder/wrong|"cheats"|autograder/cheats|"hidden"|'
@@ -139,14 +138,24 @@ def test_no_reference_solution_text_is_in_the_kit(kit):
     assert leaks(kit) == []
 
 
+def if_for_while(reference: str) -> str:
+    """A wrong ex1: ``if`` instead of ``while`` around both waits of the reference."""
+    wrong = reference.replace("while len(self._urls) >= self.capacity",
+                              "if len(self._urls) >= self.capacity")
+    wrong = wrong.replace("while not self._urls:", "if not self._urls:")
+    assert wrong.count("if len(self._urls) >=") == 1 and wrong.count("if not self._urls:") == 1
+    return wrong
+
+
 def test_the_oracle_finds_a_solution_and_a_wrong_solution(tmp_path):
     """The oracle is not vacuous: it finds a solution copied whole, one pasted inside another
-    file, and the wrong solutions of tests/autograder/wrong (why they stay out of the kit)."""
+    file, and a wrong solution made as a small change of the reference (as
+    tests/test_exercises.py makes them: why that file stays out of the kit)."""
     (tmp_path / "copy.py").write_text((SOLUTIONS / "ex3_termination.py").read_text())
     body = (SOLUTIONS / "ex4_bsp_exchange.py").read_text().splitlines()
     (tmp_path / "pasted.rst").write_text("Intro\n\n" + "\n".join(body[-16:]) + "\n")
-    for wrong in (ROOT / "tests" / "autograder" / "wrong").glob("*/*.py"):
-        (tmp_path / f"wrong-{wrong.parent.name}.py").write_text(wrong.read_text())
+    (tmp_path / "wrong-if.py").write_text(if_for_while((SOLUTIONS / "ex1_bounded_fifo.py")
+                                                       .read_text()))
     assert {f for _, f in leaks(tmp_path)} >= {"copy.py", "pasted.rst"}
     assert any(f.startswith("wrong-") for _, f in leaks(tmp_path))
 
@@ -160,7 +169,7 @@ def test_the_kit_says_which_overlap_is_on_purpose(tmp_path):
 
 
 def test_a_kit_that_would_leak_is_refused_and_not_left_on_disk(tmp_path, monkeypatch):
-    monkeypatch.delitem(kitmod.LEAVE_OUT, "tests/autograder/wrong/")
+    monkeypatch.delitem(kitmod.LEAVE_OUT, "docs/instructor/")
     dest = tmp_path / "leaky"
     with pytest.raises(kitmod.KitError, match="would leak a reference solution"):
         kitmod.write_student_kit(dest)
@@ -298,11 +307,8 @@ def test_run_autograder_grades_a_reference_and_a_wrong_submission(autograder_zip
                                                                   which):
     name = "ex1_bounded_fifo.py"
     text = (SOLUTIONS / name).read_text()
-    if which == "wrong":  # ``if`` instead of ``while`` around both waits
-        wrong = text.replace("while len(self._urls) >= self.capacity", "if len(self._urls) >= "
-                             "self.capacity").replace("while not self._urls:", "if not self._urls:")
-        assert wrong.count("if len(self._urls) >=") == 1 and wrong.count("if not self._urls:")
-        text = wrong
+    if which == "wrong":
+        text = if_for_while(text)
     data = run_autograder(autograder_zip, tmp_path, {name: text})
     result = data["crawlab"]["exercises"]["ex1"]
     assert data["tests"] and all(t["name"].startswith("ex1: ") for t in data["tests"])
