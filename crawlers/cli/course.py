@@ -1,7 +1,8 @@
 """``crawlab course``: what an instructor hands out.
 
 ``crawlab course student-kit DEST`` writes the repository a class receives (no instructor notes,
-no reference solutions, no wrong or cheating submissions, the tests and book that still apply);
+no reference solutions, no hidden checks or cheating submissions; the tests and book that still
+apply);
 ``crawlab course gradescope DEST`` writes ``DEST/autograder.zip`` for Gradescope. Both read the
 clone of crawlab this command runs from (an editable install): the work is done by
 :mod:`exercises.kit`, which says what ships and why. Batch grading of a class is
@@ -54,7 +55,7 @@ def _write(kit, args: argparse.Namespace) -> int:
         known = kit.write_student_kit(args.dest)
         files = sum(1 for p in args.dest.rglob("*") if p.is_file())
         print(f"student kit: {files} files in {args.dest} (no instructor notes, reference "
-              "solutions, wrong or cheating submissions)")
+              "solutions, hidden checks or cheating submissions)")
         for overlap in known:
             why = kit.KNOWN_OVERLAPS[overlap.solution, overlap.path]
             print(f"note: {overlap.path} shares text with {overlap.solution}'s reference "
