@@ -2,9 +2,8 @@
 
 ``crawlab course student-kit DEST`` writes the repository a class receives (no instructor notes,
 no reference solutions, no hidden checks or cheating submissions; the tests and book that still
-apply);
-``crawlab course gradescope DEST`` writes ``DEST/autograder.zip`` for Gradescope. Both read the
-clone of crawlab this command runs from (an editable install): the work is done by
+apply); ``crawlab course gradescope DEST`` writes ``DEST/autograder.zip`` for Gradescope. Both
+read the clone of crawlab this command runs from (an editable install): the work is done by
 :mod:`exercises.kit`, which says what ships and why. Batch grading of a class is
 ``python exercises/grade.py EX ... --submissions DIR --out OUT`` (:mod:`exercises.batch`).
 """
