@@ -54,7 +54,7 @@ def make_plans(nonce: str) -> list[dict]:
         producers = rng.randint(2, 4) if k < 100 else 6
         per = rng.randint(40, 80)
         plans.append({
-            "id": k, "mode": mode, "capacity": rng.choice((1, 2, 3, 5, 30)),
+            "id": k, "mode": mode, "capacity": rng.choice((1, 2, 3, 5, 7, 30, 64, 1000)),
             "producers": [[f"http://{nonce}.test/p{p}/{i}" for i in range(per)]
                           for p in range(producers)],
             "consumers": rng.randint(1, 4), "close_after": rng.randint(5, per),
