@@ -24,18 +24,22 @@ hundred).
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 import threading
 import time
 from collections import Counter
 
-__all__ = ["PLANS", "execute", "make_plans", "needs_evidence", "verify"]
+from exercises.policy import HIDDEN
+
+__all__ = ["PLANS", "execute", "hidden_shapes", "make_plans", "needs_evidence", "verify"]
 
 PLANS = 6
 """Public plans per grading (the check ``test_history`` is parametrized over them)."""
-HIDDEN_PLANS = [100, 101, 102]
-"""The ids of the hidden plans (the instructor's grading: one consumer per producer and more)."""
+HIDDEN_SHAPES = HIDDEN / "plans.json"
+"""The shapes of the hidden plans (the instructor's copy only; the student kit has no such
+file, so a student's copy of this module says nothing of them)."""
 JOIN = 5.0
 """Seconds a thread of a plan may take before it counts as blocked for ever."""
 
@@ -45,21 +49,30 @@ def needs_evidence(check_id: str) -> bool:
     return "::test_history[" in check_id
 
 
+def hidden_shapes() -> list[dict]:
+    """The hidden plans' shapes, or ``[]`` where this copy of the course has none."""
+    if not HIDDEN_SHAPES.is_file():
+        return []
+    return json.loads(HIDDEN_SHAPES.read_text(encoding="utf-8"))
+
+
 def make_plans(nonce: str) -> list[dict]:
-    """The plans of one grading; URLs carry ``nonce`` so no answer can be prepared ahead."""
-    plans = []
-    for k in [*range(PLANS), *HIDDEN_PLANS]:
+    """The plans of one grading (public, then hidden where this copy has them); URLs carry
+    ``nonce`` so no answer can be prepared ahead."""
+    shapes = []
+    for k in range(PLANS):
         rng = random.Random(k)
-        mode = ("orderly", "racing", "bulk")[k % 3]
-        producers = rng.randint(2, 4) if k < 100 else 6
         per = rng.randint(40, 80)
-        plans.append({
-            "id": k, "mode": mode, "capacity": rng.choice((1, 2, 3, 5, 7, 30, 64, 1000)),
-            "producers": [[f"http://{nonce}.test/p{p}/{i}" for i in range(per)]
-                          for p in range(producers)],
-            "consumers": rng.randint(1, 4), "close_after": rng.randint(5, per),
-        })
-    return plans
+        shapes.append({
+            "id": k, "mode": ("orderly", "racing", "bulk")[k % 3],
+            "capacity": rng.choice((1, 2, 3, 5, 7, 30, 64, 1000)), "producers": rng.randint(2, 4),
+            "per": per, "consumers": rng.randint(1, 4), "close_after": rng.randint(5, per)})
+    return [_plan(shape, nonce) for shape in [*shapes, *hidden_shapes()]]
+
+
+def _plan(shape: dict, nonce: str) -> dict:
+    return {**shape, "producers": [[f"http://{nonce}.test/p{p}/{i}" for i in range(shape["per"])]
+                                   for p in range(shape["producers"])]}
 
 
 # --------------------------------------------------------------------------------------------

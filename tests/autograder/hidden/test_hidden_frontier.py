@@ -1,5 +1,6 @@
 """Hidden checks of the frontier exercises (the instructor's grading only): more plans, with
-their own shapes, verified by the judge like the public ones."""
+their own shapes (``plans.json`` beside this file), verified by the judge like the public
+ones."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from tests.autograder.test_frontier_judge import _plans, graded  # noqa: F401 (a
 from tests.helpers import kind
 
 
-@pytest.mark.parametrize("plan", evidence.HIDDEN_PLANS)
+@pytest.mark.parametrize("plan", [shape["id"] for shape in evidence.hidden_shapes()])
 def test_history(graded, plan):  # noqa: F811
     plans = _plans()
     data = evidence.execute(next(p for p in plans if p["id"] == plan),
