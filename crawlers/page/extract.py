@@ -30,6 +30,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import lxml.etree
 import lxml.html
@@ -189,6 +190,7 @@ def resolve_links(hrefs: Iterable[str | None], url: str, base_href: str | None) 
     plain = _PlainResolver.for_base(base)
     directory = _directory_of(base)
     seen: dict[str, None] = {}
+    dropped = odd = 0
     for href in dict.fromkeys(hrefs):
         if href is None:
             continue
@@ -198,7 +200,31 @@ def resolve_links(hrefs: Iterable[str | None], url: str, base_href: str | None) 
             link = _normalize_cached(href, against)
         if link is not None:
             seen.setdefault(link, None)
-    return list(seen)
+        else:
+            dropped += 1
+            odd += _odd_host(href)
+    links = Links(seen)
+    links.dropped, links.odd_hosts = dropped, odd
+    return links
+
+
+class Links(list):
+    """The links of a page (a list), and how many distinct hrefs were dropped: ``dropped``
+    in all (not http(s), or not a URL), ``odd_hosts`` of them for a host that is not plain
+    ASCII yet maps onto an IP address (see :func:`crawlers.page.urls.normalize`)."""
+
+    dropped = 0
+    odd_hosts = 0
+
+
+def _odd_host(href: str) -> bool:
+    """Whether ``href`` names a host outside ASCII (the only hrefs with a host that
+    :func:`normalize` refuses for its host alone). O(len(href))."""
+    try:
+        host = urlsplit(href.strip()).hostname
+    except ValueError:
+        return False
+    return bool(host) and not host.isascii()
 
 
 _per_thread = threading.local()
