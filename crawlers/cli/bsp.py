@@ -192,6 +192,11 @@ def print_report(r) -> None:
         ("failures (remote / local)", f"{r.failures} / {r.local_failures}"),
         ("errors", ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "none"),
     ]
+    rows.append(("fetches cut at the stop", str(r.fetches_cut)))
+    if r.limits:
+        acted = {k: v for k, v in r.limits.items() if v}
+        rows.append(("limits that acted", ", ".join(f"{k} {v}" for k, v in acted.items())
+                     or "none"))
     if r.killed:
         rows.append(("workers lost", ", ".join(
             f"{k['rank']} (exit {k['exitcode']})" for k in r.killed)))
