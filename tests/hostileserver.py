@@ -9,6 +9,7 @@ Paths:
   ``interval`` s), or ``"drip-once"`` (drips the first time, then ``Disallow: /no/``);
 * anything else: a small page linking to ``/drip``.
 
+The query is ignored (``/drip?1`` is ``/drip``, counted under ``/drip``).
 ``arrived(path, n, timeout)`` blocks until ``n`` requests for ``path`` have arrived (False on
 timeout): the tests synchronize on it, never on a sleep. Thread-safe: one lock guards the
 counts, a condition signals each request.
@@ -49,16 +50,17 @@ class HostileServer:
                 pass
 
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                path = self.path.split("?", 1)[0]
                 with owner._lock:
-                    owner.counts[self.path] += 1
-                    n = owner.counts[self.path]
+                    owner.counts[path] += 1
+                    n = owner.counts[path]
                     owner._arrival.notify_all()
-                if self.path == "/drip-head":
+                if path == "/drip-head":
                     self._drip(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>",
                                head=True)
-                elif self.path == "/drip":
+                elif path == "/drip":
                     self._drip(b"<html><body>" + b" " * 100_000, head=False)
-                elif self.path == "/robots.txt":
+                elif path == "/robots.txt":
                     self._robots(n)
                 else:
                     self._send(200, b'<html><body><a href="/drip">slow</a></body></html>')
