@@ -286,3 +286,25 @@ def test_fullwidth_digit_hosts_are_not_quietly_made_an_ip_address():
             '<a href="/ok">ok</a>').encode()
     links = extract_lxml(body, SITE + "/")
     assert links == [SITE + "/ok"] and links.dropped == 2 and links.odd_hosts == 1
+
+
+# -- the flags -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["crawl", "bsp"])
+@pytest.mark.parametrize("args,message", [
+    (["--seed-url", "http://127.0.0.1:9/", "--fetch-seconds", "0"], "--fetch-seconds"),
+    (["--seed-url", "http://127.0.0.1:9/", "--max-url-length", "x"], "--max-url-length"),
+    (["--seed-url", "http://127.0.0.1:9/", "--max-retries", "-1"], "--max-retries"),
+    (["--sim", "--max-pages-per-site", "10"], "no effect with --sim"),
+    (["--max-path-depth", "3"], "applies to --seed-url"),
+])
+def test_a_bad_or_useless_limit_flag_is_one_line_and_status_2(command, args, message, capsys):
+    from crawlers.cli import main
+
+    try:  # argparse exits for a bad value; crawlab returns 2 for a flag with no effect
+        status = main([command, *args])
+    except SystemExit as exc:
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2
+    assert message in err and len(err.strip().splitlines()) == 1, err

@@ -140,6 +140,7 @@ EVENTS: dict[str, str] = {
     "robots_unreachable": "sites whose robots.txt answered 5xx, nothing, or too slowly",
     "robots_truncated": "robots.txt files read only up to robots_max_bytes",
     "retry_after": "429/503 answers whose Retry-After held the site back",
+    "retries": "fetches tried again after a 429/503 answer",
     "fetches_stopped": "fetches cut by the end of the crawl (--seconds, Ctrl-C)",
     "parse_failed": "pages that could not be parsed (counted and skipped)",
 }
