@@ -175,7 +175,7 @@ def test_a_crawl_of_the_trapped_web_ends_on_its_own_and_covers_every_ordinary_pa
     for limit in ("fetch_seconds", "max_bytes", "max_url_length", "max_path_depth",
                   "max_segment_repeats", "max_query_params", "max_query_length",
                   "max_pages_per_site", "retry_after_cap", "redirect_refused", "session_id",
-                  "odd_host", "robots_truncated"):
+                  "odd_host", "robots_truncated", "parse_truncated"):
         assert limits[limit] >= 1, (limit, limits)
     # every site's calendar ends at the page budget: 150 URLs a site besides its seed
     assert report["pages_fetched"] <= 3 * (150 + 1)

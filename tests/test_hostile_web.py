@@ -199,6 +199,23 @@ def test_a_50_mb_robots_txt_whose_rules_come_first_works(trapped):
     assert policy.counters.get("robots_unreachable") == 0
 
 
+def test_markup_nested_too_deep_is_counted_with_the_links_before_it_kept(trapped):
+    policy = Policy()
+    with HttpFetcher(policy=policy) as f:
+        result = f.fetch(trapped.site_urls[0] + "/trap/nested")
+    assert result.ok and result.links == [trapped.site_urls[0] + "/trap/"]
+    assert policy.counters.get("parse_truncated") == 1
+
+
+def test_markup_nested_300_deep_keeps_every_link():
+    from crawlers.page.extract import extract_lxml
+
+    body = (b'<a href="/a">a</a>' + b"<div>" * 300 + b'<a href="/b">b</a>' + b"</div>" * 300
+            + b'<a href="/c">c</a>')
+    links = extract_lxml(body, SITE + "/")
+    assert links == [SITE + "/a", SITE + "/b", SITE + "/c"] and not links.truncated
+
+
 # -- robots.txt that hangs or fails ----------------------------------------------------------
 
 def test_a_dripping_robots_txt_is_unreachable_for_a_while_then_asked_again():

@@ -371,6 +371,8 @@ class HttpFetcher:
 
     def _count_dropped(self, links: list[str]) -> None:
         """Count the hrefs the extractor dropped (see :class:`~crawlers.page.extract.Links`)."""
+        if getattr(links, "truncated", False):
+            self.counters.add("parse_truncated")
         dropped = getattr(links, "dropped", 0)
         if dropped:
             odd = getattr(links, "odd_hosts", 0)

@@ -143,6 +143,8 @@ EVENTS: dict[str, str] = {
     "retries": "fetches tried again after a 429/503 answer",
     "fetches_stopped": "fetches cut by the end of the crawl (--seconds, Ctrl-C)",
     "parse_failed": "pages that could not be parsed (counted and skipped)",
+    "parse_truncated": "pages nested deeper than the parser goes (2048 elements with lxml): "
+                       "the links before that point kept, the ones after lost",
 }
 
 

@@ -20,6 +20,7 @@ path                        what it does                                        
 ``/trap/to-other``          redirects to the next site's ``/private/``                robots
 ``/trap/odd``               links with a 100 KB href, a fullwidth-digit host,         URL rules
                             ``mailto:`` and ``javascript:``
+``/trap/nested``            a link after 100,000 nested elements                      parser
 ``/robots.txt`` of site 0   its rules in the first lines, then 50 MB of filler        robots size
 ==========================  =======================================================  ==========
 
@@ -45,6 +46,7 @@ PRIVATE = "/private/"
 HUGE_ROBOTS_BYTES = 50_000_000
 SLOW_BYTES = 2048
 BOMB_INFLATED = 20_000_000
+NESTED = 100_000
 _BOMB = gzip.compress(b"\0" * BOMB_INFLATED, compresslevel=9)
 
 
@@ -90,7 +92,7 @@ def respond(site: int, origins: list[str], path: str, query: str,
     if name == "":
         return _page("Traps", ["calendar?m=0", "deep/1/", "loop/a/b/", "grow?q=1",
                                "long?v=x", "session", "slow", "bomb", "busy", "retry",
-                               "to-private", "to-other", "odd"])
+                               "to-private", "to-other", "odd", "nested"])
     if name == "calendar":
         month = _int(query[2:]) if query.startswith("m=") else 0
         return _page(f"Calendar, month {month}",
@@ -132,4 +134,7 @@ def respond(site: int, origins: list[str], path: str, query: str,
         return _page("Odd links", ["/trap/odd?" + "x" * 100_000,
                                    f"http://{fullwidth}:{port}/p0.html",
                                    "mailto:trap@crawlab.test", "javascript:void(0)"])
+    if name == "nested":
+        return Response(body=b"<html><body><a href='/trap/'>up</a>" + b"<div>" * NESTED
+                        + b"<a href='/trap/nested-end'>end</a>" + b"</div>" * NESTED)
     return Response(404, render.small_page("Not found"))
