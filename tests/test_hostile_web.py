@@ -7,6 +7,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from crawlers.page import faults
 from crawlers.page.clock import ManualClock
@@ -325,3 +327,66 @@ def test_a_bad_or_useless_limit_flag_is_one_line_and_status_2(command, args, mes
     err = capsys.readouterr().err
     assert status == 2
     assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+# -- crawlab serve --traps ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv,message", [
+    (["--traps", "--no-web", "--dir", "."], "--traps"),
+    (["--traps", "--disallow", "/x"], "--disallow"),
+])
+def test_serve_traps_refuses_what_it_cannot_honour(capsys, argv, message):
+    import argparse
+
+    from crawlers.cli import serve
+
+    parser = argparse.ArgumentParser(prog="crawlab serve")
+    serve.add_arguments(parser)
+    assert serve.run(parser.parse_args(argv)) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0]
+
+
+def test_serve_traps_links_every_home_page_to_the_traps_on_loopback():
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "crawlers", "serve", "--traps", "--pages",
+                             "20", "--sites", "2"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        seeds = [proc.stdout.readline().strip() for _ in range(2)]
+        assert all(s.startswith("http://127.0.0.1:") for s in seeds), seeds
+        with HttpFetcher() as f:
+            home = f.fetch(seeds[1])
+            index = f.fetch(seeds[1].rsplit("/", 1)[0] + "/trap/")
+        assert home.ok and seeds[1].rsplit("/", 1)[0] + "/trap/" in home.links
+        assert index.ok and len(index.links) >= 13
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    assert proc.returncode == 0
+
+
+# -- any markup, any encoding ------------------------------------------------------------------
+
+_MARKUP = st.lists(st.sampled_from([
+    b"<a href='/x'>", b"<a href=\"javascript:1\">", b"<base href='//evil.test/'>",
+    b"<meta charset='x-nonsense'>", b"<meta charset='utf-16'>", b"\xff\xfe", b"\xef\xbb\xbf",
+    b"<div>", b"</div>", b"<!--", b"-->", b"<![CDATA[", b"<script>", b"\x00", b"&#0;",
+    b"<a href='http://[::1'>", b"<a href='http://\xef\xbc\x91/'>", b"<a href=%ZZ>",
+    "<a href='/é'>".encode("latin-1"), "<a href='/ü'>".encode(), b"<svg><a xlink:href='/s'>",
+]), max_size=40).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.one_of(st.binary(max_size=2048), _MARKUP))
+def test_any_body_gives_links_or_malformed_never_another_exception(body):
+    from crawlers.page.extract import MalformedPage, extract_lxml
+
+    try:
+        links = extract_lxml(body, SITE + "/page.html")
+    except MalformedPage:
+        return
+    assert all(link.startswith(("http://", "https://")) for link in links)

@@ -15,8 +15,10 @@ kept-alive connection. :func:`mount` installs them in a ``requests`` adapter.
 
 Thread-safety: a lock and a condition guard the set of budgets in flight; a budget's fields are
 written under that lock (by the watcher, :meth:`Deadlines.cut_all`, or its own thread). Cost: O(1)
-to register and unregister; the watcher wakes at the earliest deadline (at most every
-``tick`` seconds) and scans the fetches in flight, one per robot thread.
+to register and unregister (the watcher is woken only when a new deadline comes before its next
+look, never for the usual fetch whose budget is as long as the others'); the watcher looks at
+the earliest deadline, at least every ``tick`` seconds while fetches are in flight, and scans
+them, one per robot thread.
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ class Deadlines:
         self._stopped = False
         self._closed = False
         self._watcher: threading.Thread | None = None
+        self._wake_at = float("inf")  # when the watcher will look next (under the lock)
         self.cut_deadline = 0  # fetches cut by their own deadline
         self.cut_stopped = 0  # fetches cut by cut_all (the crawl ended)
 
@@ -97,7 +100,8 @@ class Deadlines:
                 self._watcher = threading.Thread(target=self._watch, name="fetch-deadlines",
                                                  daemon=True)
                 self._watcher.start()
-            self._changed.notify()
+            if budget.deadline < self._wake_at:  # else the watcher looks in time anyway
+                self._changed.notify()
         _local.deadlines, _local.budget = self, budget
         return budget
 
@@ -119,7 +123,8 @@ class Deadlines:
             if budget.paused_at is not None:
                 budget.deadline += time.monotonic() - budget.paused_at
                 budget.paused_at = None
-            self._changed.notify()
+            if budget.deadline < self._wake_at:
+                self._changed.notify()
 
     def attach(self, sock: socket.socket | None) -> None:
         """The calling thread's fetch now reads ``sock`` (called by the connection classes);
@@ -172,10 +177,14 @@ class Deadlines:
                     continue
                 live = [b.deadline for b in self._inflight
                         if b.cut is None and b.paused_at is None]
-                if not live:
-                    self._changed.wait(None if not self._inflight else self.tick)
+                if not self._inflight:
+                    self._wake_at = float("inf")
+                    self._changed.wait()
                 else:
-                    self._changed.wait(min(self.tick, max(0.001, min(live) - now)))
+                    wait = min(self.tick, max(0.001, min(live) - now)) if live else self.tick
+                    self._wake_at = now + wait
+                    self._changed.wait(wait)
+                self._wake_at = 0.0  # looking now: every change is seen
 
 
 # -- the connection classes: how a budget learns its socket --------------------------------
