@@ -49,8 +49,10 @@ def test_the_time_slice_cuts_fetches_that_would_never_end():
         started = srv.counts["/drip"]
     assert started >= 1  # something was in flight to cut
     assert report.stopped_by == "time"
-    assert took < 1.5 + GRACE, f"the crawl took {took:.1f} s"
-    assert report.seconds == pytest.approx(took, abs=0.3)  # the time taken, not the slice
+    # without the cut the robots would sit in their fetches for 10 minutes (the join gives up
+    # after the grace and says so in threads_unjoined); a busy machine may add a second
+    assert took < 1.5 + GRACE + 1.0, f"the crawl took {took:.1f} s"
+    assert report.seconds == pytest.approx(took, abs=0.5)  # the time taken, not the slice
     assert report.fetches_cut >= started and report.threads_unjoined == 0
     assert report.pages_fetched == 0  # a cut fetch is not a page
     assert report.limits["fetches_stopped"] == report.fetches_cut
@@ -75,7 +77,7 @@ def test_ctrl_c_cuts_the_fetches_in_flight_and_still_reports():
         took = time.monotonic() - sent
     assert proc.returncode == 0, err.decode()
     assert b"Traceback" not in err
-    assert took < GRACE + 1.5, f"exit {took:.1f} s after Ctrl-C"
+    assert took < GRACE + 4.0, f"exit {took:.1f} s after Ctrl-C"  # process exit included
     report = json.loads(out)
     assert report["stopped_by"] == "interrupted"
     assert report["fetches_cut"] == 2 and report["threads_unjoined"] == 0
@@ -92,7 +94,8 @@ def test_bsp_time_slice_cuts_a_superstep_of_endless_fetches():
     assert b"Traceback" not in proc.stderr
     report = json.loads(proc.stdout)
     assert report["stopped_by"] == "time"
-    assert report["seconds"] < 1.0 + GRACE, report["seconds"]
+    # the superstep in flight ends when the slice does (its exchange and vote after)
+    assert report["seconds"] < 1.0 + 2 * GRACE, report["seconds"]
     assert report["fetches_cut"] >= 1 and report["pages_fetched"] == 0
 
 
@@ -108,7 +111,7 @@ def test_bsp_ctrl_c_cuts_the_workers_fetches():
         took = time.monotonic() - sent
     assert proc.returncode == 0, err.decode()
     assert b"Traceback" not in err
-    assert took < GRACE + 3.0, f"exit {took:.1f} s after Ctrl-C"
+    assert took < GRACE + 5.0, f"exit {took:.1f} s after Ctrl-C"  # workers' exit included
     report = json.loads(out)
     assert report["stopped_by"] == "interrupted" and report["fetches_cut"] == 2
 

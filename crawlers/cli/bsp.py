@@ -77,6 +77,9 @@ def config_from_args(args: argparse.Namespace):
     """The :class:`~crawlers.bsp.driver.BspConfig` the parsed flags describe."""
     from crawlers.bsp.driver import BspConfig
 
+    if getattr(args, "stop_grace", None) is not None:
+        raise ValueError("--stop-grace applies to crawlab crawl: a BSP worker cuts its fetches "
+                         "when the slice ends or at Ctrl-C, and its superstep then ends")
     web = web_options(args, threads=args.robots)
     return BspConfig(web=web, procs=args.procs, robots=args.robots, R=args.R,
                      frontier=args.frontier, partition=args.partition, backend=args.backend,
