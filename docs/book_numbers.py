@@ -584,6 +584,7 @@ NUMBERS = [
           ("ordinary", _cell("ordinary_fetched", -1, run=run), "ordinary pages fetched"),
           ("longest", _cell("longest_url", -1, run=run), "longest URL fetched"),
           ("cut", _cell("fetches_cut", -1, run=run), "fetches cut at the stop"),
+          ("private", _cell("private_pages", -1, run=run), "pages fetched under /private/"),
           ("rss", _cell("peak_rss_mb", 0, run=run), "peak RSS of the crawl, MB"))),
     Number("hw_ordinary", "hostile-web", "hostile-web", _cell("ordinary_pages", -1, run="trapped"),
            "ordinary pages of the web"),
