@@ -55,7 +55,7 @@ def test_the_time_slice_cuts_fetches_that_would_never_end():
     assert report.seconds == pytest.approx(took, abs=0.5)  # the time taken, not the slice
     assert report.fetches_cut >= started and report.threads_unjoined == 0
     assert report.pages_fetched == 0  # a cut fetch is not a page
-    assert report.limits["fetches_stopped"] == report.fetches_cut
+    assert report.limits["stop_grace"] == report.fetches_cut
 
 
 def _sigint_after(proc: subprocess.Popen, srv: HostileServer, fetches: int) -> float:
@@ -178,7 +178,7 @@ def test_a_crawl_of_the_trapped_web_ends_on_its_own_and_covers_every_ordinary_pa
     for limit in ("fetch_seconds", "max_bytes", "max_url_length", "max_path_depth",
                   "max_segment_repeats", "max_query_params", "max_query_length",
                   "max_pages_per_site", "retry_after_cap", "redirect_refused", "session_id",
-                  "odd_host", "robots_truncated", "parse_truncated"):
+                  "odd_host", "robots_max_bytes", "parse_truncated"):
         assert limits[limit] >= 1, (limit, limits)
     # every site's calendar ends at the page budget: 150 URLs a site besides its seed
     assert report["pages_fetched"] <= 3 * (150 + 1)

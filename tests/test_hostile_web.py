@@ -197,8 +197,8 @@ def test_a_50_mb_robots_txt_whose_rules_come_first_works(trapped):
         assert robots.allowed(trapped.site_urls[0] + "/p0.html")
         assert not robots.allowed(trapped.site_urls[0] + "/private/x.html")
         assert time.monotonic() - start < 10.0
-    assert policy.counters.get("robots_truncated") == 1
-    assert policy.counters.get("robots_unreachable") == 0
+    assert policy.counters.get("robots_max_bytes") == 1
+    assert policy.counters.get("robots_unreachable_seconds") == 0
 
 
 def test_markup_nested_too_deep_is_counted_with_the_links_before_it_kept(trapped):
@@ -236,7 +236,7 @@ def test_a_dripping_robots_txt_is_unreachable_for_a_while_then_asked_again():
         assert robots.allowed(srv.url + "/page")  # asked again: now it answers
         assert not robots.allowed(srv.url + "/no/x")
         assert srv.counts["/robots.txt"] == 2
-    assert policy.counters.get("robots_unreachable") == 1
+    assert policy.counters.get("robots_unreachable_seconds") == 1
     assert policy.counters.get("robots_fetch_seconds") == 1
 
 
@@ -245,7 +245,21 @@ def test_robots_5xx_disallows_and_4xx_allows(mode, allowed):
     policy = Policy()
     with HostileServer(robots=mode) as srv, HttpFetcher(policy=policy) as f:
         assert RobotsCache(f, policy=policy).allowed(srv.url + "/page") is allowed
-    assert policy.counters.get("robots_unreachable") == (0 if allowed else 1)
+    assert policy.counters.get("robots_unreachable_seconds") == (0 if allowed else 1)
+
+
+def test_stop_ends_a_politeness_wait_at_once():
+    polite = Politeness(3600.0)  # the real clock: an hour between two requests to a site
+    assert polite.wait(SITE + "/a") == 0.0  # the first is free
+    t, box = _in_thread(polite.wait, SITE + "/b")
+    deadline = time.monotonic() + 5.0
+    while polite.ready_in(SITE + "/c") < 3000 and time.monotonic() < deadline:
+        time.sleep(0.01)  # polling a condition (the slot is booked), not a synchronization
+    polite.stop()
+    t.join(3.0)
+    assert not t.is_alive(), "a stopped crawl still waits an hour for politeness"
+    assert box and box[0] > 3000  # it returned (the slot it had booked), it did not die
+    assert polite.wait(SITE + "/c") == 0.0  # and later waits return at once
 
 
 # -- URL rules ----------------------------------------------------------------------------

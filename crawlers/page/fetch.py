@@ -366,7 +366,7 @@ class HttpFetcher:
             self.counters.add(counter)
         else:
             result.error = faults.STOPPED
-            self.counters.add("fetches_stopped")
+            self.counters.add("stop_grace")
         result.links = []
 
     def _count_dropped(self, links: list[str]) -> None:
@@ -431,7 +431,7 @@ class HttpFetcher:
         (else nothing arrived), redirects followed (at most ``max_redirects``, no gate: the
         rules are being fetched), and only the first ``robots_max_bytes`` read, cut at the
         last whole line (RFC 9309 2.5: a crawler must parse at least 500 KiB, and may ignore
-        the rest), counted as ``robots_truncated``.
+        the rest), counted as ``robots_max_bytes``.
         """
         result = FetchResult(url=url, final_url=url)
         response = None
@@ -447,7 +447,7 @@ class HttpFetcher:
             if body is None or budget.cut is not None:
                 return None, ""
             if result.size > limit:
-                self.counters.add("robots_truncated")
+                self.counters.add("robots_max_bytes")
                 body = body[: body.rfind(b"\n") + 1]
             try:
                 text = body.decode(response.encoding or "utf-8", "replace")

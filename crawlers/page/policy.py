@@ -13,9 +13,12 @@ settings in one table with a stats counter each:
   (:mod:`crawlers.page.rules`) and robots.txt (:mod:`crawlers.page.robots`) are each handed the
   one object and count into the same place.
 
-Counters are named after the limit that acted (``max_bytes``: bodies cut at the size cap), plus a
-few events that are rules rather than numbers (``off_scope``, ``bad_scheme``, ``odd_host``,
-``redirect_refused``, ``redirect_loop``, ``robots_unreachable``, ``parse_failed``).
+A limit's counter has the limit's name and counts the times it acted: bodies cut for
+``max_bytes``, links dropped for ``max_url_length``, robots.txt files cut for
+``robots_max_bytes``, sites read as unreachable for ``robots_unreachable_seconds``, fetches cut
+at the end of the crawl for ``stop_grace``, and so on (:data:`LIMITS` says what acts). A few
+more counters are events of rules rather than numbers (:data:`EVENTS`: ``off_scope``,
+``bad_scheme``, ``odd_host``, ``session_id``, ``redirect_refused``, ...).
 """
 
 from __future__ import annotations
@@ -137,11 +140,8 @@ EVENTS: dict[str, str] = {
     "session_id": "links whose session id (jsessionid, PHPSESSID, sid, ...) was removed",
     "redirect_refused": "redirect hops refused by scope, URL rules or robots.txt",
     "redirect_loop": "redirect chains that came back to a URL they had passed",
-    "robots_unreachable": "sites whose robots.txt answered 5xx, nothing, or too slowly",
-    "robots_truncated": "robots.txt files read only up to robots_max_bytes",
     "retry_after": "429/503 answers whose Retry-After held the site back",
     "retries": "fetches tried again after a 429/503 answer",
-    "fetches_stopped": "fetches cut by the end of the crawl (--seconds, Ctrl-C)",
     "parse_failed": "pages that could not be parsed (counted and skipped)",
     "parse_truncated": "pages nested deeper than the parser goes (2048 elements with lxml): "
                        "the links before that point kept, the ones after lost",

@@ -41,7 +41,7 @@ class RobotsCache:
     * 5xx, no answer, or no answer within ``policy.robots_fetch_seconds`` (a robots.txt that
       drips one byte a second): the site is *unreachable* and everything is disallowed, for
       ``policy.robots_unreachable_seconds``; after that the next URL of the site asks again.
-      Counted as ``robots_unreachable``.
+      Counted as ``robots_unreachable_seconds``.
 
     Thread-safe: a lock guards the table; the first thread that needs a site's rules
     fetches them, the others wait on that entry's event (no duplicate fetches, no lock
@@ -87,7 +87,7 @@ class RobotsCache:
         if status is None or status >= 500:
             parser.disallow_all = True
             entry.expires = self.clock.now() + self.policy.robots_unreachable_seconds
-            self.policy.counters.add("robots_unreachable")
+            self.policy.counters.add("robots_unreachable_seconds")
         elif status >= 400:
             parser.allow_all = True
         else:
