@@ -198,7 +198,8 @@ def print_report(r) -> None:
     rows.append(("fetches cut at the stop", str(r.fetches_cut)))
     if r.limits:
         acted = {k: v for k, v in r.limits.items() if v}
-        rows.append(("limits that acted", ", ".join(f"{k} {v}" for k, v in acted.items())
+        rows.append(("limits and rules that acted",
+                     ", ".join(f"{k} {v}" for k, v in acted.items())
                      or "none"))
     if r.killed:
         rows.append(("workers lost", ", ".join(

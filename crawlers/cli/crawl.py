@@ -213,7 +213,8 @@ def print_report(r) -> None:
                     if r.threads_unjoined else "")))
     acted = {k: v for k, v in r.limits.items() if v}
     if r.limits:
-        rows.append(("limits that acted", ", ".join(f"{k} {v}" for k, v in acted.items())
+        rows.append(("limits and rules that acted",
+                     ", ".join(f"{k} {v}" for k, v in acted.items())
                      or "none"))
     stats = {k: v for k, v in r.frontier_stats.items() if v}
     rows.append(("frontier counters", ", ".join(f"{k} {v}" for k, v in stats.items())))

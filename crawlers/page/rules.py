@@ -14,7 +14,8 @@ one small rule after the other, the first that rejects wins:
 Each rejection is counted under the limit's name in the policy's counters. A site's page budget
 (``max_pages_per_site``) is a separate, stateful step, :meth:`UrlRules.claim_site`, taken once per
 new URL (after the crawl's visited set said it is new), so that the same link seen twice counts
-once.
+once. The counts live in memory for one crawl session: a crawl resumed from its journal starts
+them again (its journal bounds what it already holds).
 
 :class:`LinkGate` is what a fetcher asks before a redirect hop or a retry
 (:class:`crawlers.page.fetch.Gate`): the same rules, the site budget, robots.txt and politeness as
