@@ -15,7 +15,7 @@ Each rejection is counted under the limit's name in the policy's counters. A sit
 (``max_pages_per_site``) is a separate, stateful step, :meth:`UrlRules.claim_site`, taken once per
 new URL (after the crawl's visited set said it is new), so that the same link seen twice counts
 once. The counts live in memory for one crawl session: a crawl resumed from its journal starts
-them again (its journal bounds what it already holds).
+them again, so a site may take up to its budget once more in each session.
 
 :class:`LinkGate` is what a fetcher asks before a redirect hop or a retry
 (:class:`crawlers.page.fetch.Gate`): the same rules, the site budget, robots.txt and politeness as
