@@ -5,6 +5,7 @@ Paths:
 
 * ``/drip``: headers at once, then a byte every ``interval`` seconds, for ever;
 * ``/drip-head``: the status line itself, a byte every ``interval`` seconds;
+* ``/to?URL``: a redirect to URL;
 * ``/robots.txt``: as ``robots`` says: ``"404"``, ``"500"``, ``"drip"`` (a byte every
   ``interval`` s), or ``"drip-once"`` (drips the first time, then ``Disallow: /no/``);
 * anything else: a small page linking to ``/drip``.
@@ -62,6 +63,11 @@ class HostileServer:
                     self._drip(b"<html><body>" + b" " * 100_000, head=False)
                 elif path == "/robots.txt":
                     self._robots(n)
+                elif path == "/to":  # /to?URL redirects to URL
+                    self.send_response(302)
+                    self.send_header("Location", self.path.split("?", 1)[1])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                 else:
                     self._send(200, b'<html><body><a href="/drip">slow</a></body></html>')
 

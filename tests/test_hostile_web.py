@@ -84,6 +84,21 @@ def test_a_dripping_server_is_cut_at_the_fetch_budget(path):
     assert f.counters.get("fetch_seconds") == 1
 
 
+def test_the_budget_holds_after_a_hop_that_fetched_robots_txt_of_another_site():
+    # the hop to the second site asks its robots.txt first: a fetch inside the fetch, after
+    # which the outer fetch's socket must still be the one its budget can cut
+    policy = Policy(fetch_seconds=1.0)
+    with HostileServer(interval=0.2) as a, HostileServer(interval=0.2) as b, \
+            HttpFetcher(policy=policy) as f:
+        robots = RobotsCache(f, policy=policy)
+        f.gate = LinkGate(UrlRules(policy, Scope([a.url + "/", b.url + "/"])), robots, None)
+        t, box = _in_thread(f.fetch, f"{a.url}/to?{b.url}/drip")
+        t.join(6.0)
+        assert not t.is_alive(), "the hop's drip outlived the fetch budget"
+        assert b.counts["/robots.txt"] == 1 and b.counts["/drip"] == 1
+    assert box[0].error == faults.DEADLINE and box[0].redirects == 1
+
+
 def test_cut_all_ends_the_fetches_in_flight_and_every_later_one():
     with HostileServer(interval=0.2) as srv, HttpFetcher(policy=Policy(fetch_seconds=600)) as f:
         runs = [_in_thread(f.fetch, srv.url + "/drip") for _ in range(3)]

@@ -46,13 +46,16 @@ class Budget:
     their time; :meth:`Deadlines.resume` moves the deadline by the time paused.
     """
 
-    __slots__ = ("deadline", "sock", "cut", "paused_at")
+    __slots__ = ("deadline", "sock", "cut", "paused_at", "outer")
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
         self.sock: socket.socket | None = None
         self.cut: str | None = None
         self.paused_at: float | None = None
+        # the thread's fetch this one runs inside (robots.txt asked in the middle of a
+        # redirect), restored when this one ends
+        self.outer: tuple[Deadlines | None, Budget | None] = (None, None)
 
 
 def _shutdown(sock: socket.socket | None) -> None:
@@ -89,8 +92,11 @@ class Deadlines:
         return self._stopped
 
     def begin(self, seconds: float) -> Budget:
-        """Register this thread's fetch, due ``seconds`` from now; pair with :meth:`end`."""
+        """Register this thread's fetch, due ``seconds`` from now; pair with :meth:`end`.
+        Fetches nest (a redirect hop asks robots.txt of its site): the inner one is the
+        thread's until it ends, then the outer one is again."""
         budget = Budget(time.monotonic() + seconds)
+        budget.outer = (getattr(_local, "deadlines", None), getattr(_local, "budget", None))
         with self._lock:
             if self._stopped:
                 budget.cut = STOPPED
@@ -107,7 +113,7 @@ class Deadlines:
 
     def end(self, budget: Budget) -> None:
         """The fetch is over (its connection released or closed)."""
-        _local.deadlines = _local.budget = None
+        _local.deadlines, _local.budget = budget.outer
         with self._lock:
             self._inflight.discard(budget)
             budget.sock = None
