@@ -77,6 +77,9 @@ def config_from_args(args: argparse.Namespace):
     """The :class:`~crawlers.bsp.driver.BspConfig` the parsed flags describe."""
     from crawlers.bsp.driver import BspConfig
 
+    if getattr(args, "stop_grace", None) is not None:
+        raise ValueError("--stop-grace applies to crawlab crawl: a BSP worker cuts its fetches "
+                         "when the slice ends or at Ctrl-C, and its superstep then ends")
     web = web_options(args, threads=args.robots)
     return BspConfig(web=web, procs=args.procs, robots=args.robots, R=args.R,
                      frontier=args.frontier, partition=args.partition, backend=args.backend,
@@ -192,6 +195,12 @@ def print_report(r) -> None:
         ("failures (remote / local)", f"{r.failures} / {r.local_failures}"),
         ("errors", ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "none"),
     ]
+    rows.append(("fetches cut at the stop", str(r.fetches_cut)))
+    if r.limits:
+        acted = {k: v for k, v in r.limits.items() if v}
+        rows.append(("limits and rules that acted",
+                     ", ".join(f"{k} {v}" for k, v in acted.items())
+                     or "none"))
     if r.killed:
         rows.append(("workers lost", ", ".join(
             f"{k['rank']} (exit {k['exitcode']})" for k in r.killed)))
