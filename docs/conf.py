@@ -60,32 +60,8 @@ def _add_instructor_toctree(app, docname, source):
         source[0] += _INSTRUCTOR_TOCTREE
 
 
-def _write_rules(app):
-    """``exercises/rules.inc``: the grader's policy table (:mod:`exercises.policy`), generated
-    at every build so the page shows exactly what the grader enforces."""
-    from exercises.policy import BUILTINS, DUNDERS, EXERCISES
-
-    rows = []
-    for e in EXERCISES.values():
-        allowed = "; ".join(f"``{m}``: {', '.join(names)}" for m, names in e.allowed.items())
-        forbidden = "; ".join(sorted(set(e.forbidden.values()))) or "--"
-        rows.append(f"   * - {e.key}\n     - ``{e.file}``: ``{e.obj}``\n     - {allowed}\n"
-                    f"     - {forbidden}\n     - {len(e.public)} public, {len(e.hidden)} hidden"
-                    f"\n     - {e.seconds:g} s, silent {e.patience:g} s")
-    text = (".. list-table:: The grader's policy (generated from ``exercises/policy.py``)\n"
-            "   :header-rows: 1\n   :widths: 6 18 40 16 10 10\n\n"
-            "   * - exercise\n     - file: class\n     - may import (module: names)\n"
-            "     - forbidden\n     - suites\n     - limits\n" + "\n".join(rows) + "\n\n"
-            f"Builtins every exercise may use: {', '.join(f'``{b}``' for b in sorted(BUILTINS))}."
-            f"\n\nDunder names allowed: {', '.join(f'``{d}``' for d in sorted(DUNDERS))}.\n")
-    out = Path(app.srcdir) / "exercises" / "rules.inc"
-    if not out.exists() or out.read_text() != text:
-        out.write_text(text)
-
-
 def setup(app):
     app.connect("source-read", _add_instructor_toctree)
-    app.connect("builder-inited", _write_rules)
     _add_directives(app)
 
 
@@ -180,6 +156,30 @@ class HostileWebTable(_Generated):
         return _list_table(rows, "12 11 9 10 12 9 9 9 9")
 
 
+class GraderPolicy(_Generated):
+    """``.. crawlab-grader-policy::``: the grader's table (exercises.policy.EXERCISES): per
+    exercise what it may import, what it forbids, its suites and its limits; then the builtins
+    and dunders every exercise may use."""
+
+    def lines(self) -> list[str]:
+        from exercises.policy import BUILTINS, DUNDERS, EXERCISES
+
+        rows = [["exercise", "file: class", "may import (module: names)", "forbidden",
+                 "checks", "limits"]]
+        for e in EXERCISES.values():
+            rows.append([
+                e.key, f"``{e.file}``: ``{e.obj}``",
+                "; ".join(f"``{m}``: {', '.join(names)}" for m, names in e.allowed.items()),
+                "; ".join(sorted(set(e.forbidden.values()))) or "--",
+                f"{len(e.public)} public suites, {len(e.hidden)} hidden",
+                f"{e.seconds:g} s in all; silent {e.patience:g} s"])
+        return [*_list_table(rows, "6 16 40 16 11 11"), "",
+                "Builtins every exercise may use: "
+                + ", ".join(f"``{b}``" for b in sorted(BUILTINS)) + ".", "",
+                "Dunder names allowed: " + ", ".join(f"``{d}``" for d in sorted(DUNDERS)) + "."]
+
+
 def _add_directives(app) -> None:
+    app.add_directive("crawlab-grader-policy", GraderPolicy)
     app.add_directive("crawlab-limits", LimitsTable)
     app.add_directive("crawlab-hostile-web", HostileWebTable)
