@@ -5,8 +5,11 @@ returns one line per violation, ``FILE:LINE: what``. The rules, from
 :mod:`exercises.policy`:
 
 * imports: only ``import M`` / ``from M import N`` of a module of the exercise's ``allowed``
-  table, and only its listed names (``M.N`` through an imported module likewise); no relative
+  table, and only its listed names; an imported module may only be used as ``M.N`` with an
+  allowed ``N`` (never as a value: no alias, no argument, no element of a list); no relative
   import;
+* private attributes (``x._y``) only on a name of the file's own (``self._lock``), never on an
+  imported name or on an attribute of something else (``self.frontier._lock``);
 * names: a builtin outside :data:`~exercises.policy.BUILTINS` is refused wherever it appears,
   bound or read (so rebinding ``eval`` in one function cannot make it look allowed in another);
 * dunders: any ``__x__`` identifier outside :data:`~exercises.policy.DUNDERS`;
@@ -109,33 +112,49 @@ class _Checker(ast.NodeVisitor):
     # -- names and attributes ---------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
         self.ident(node, node.id, "name")
+        if node.id in self.modules:
+            self.bad(node, f"module {node.id!r} may only be used as {node.id}.NAME with an "
+                           f"allowed NAME, not as a value, in {self.ex.key}")
+        elif not isinstance(node.ctx, ast.Load) and node.id in self.imported:
+            self.bad(node, f"rebinding {node.id!r}, an imported name, is not allowed in "
+                           f"{self.ex.key}")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.ident(node, node.attr, "attribute")
         chain = _dotted(node)
-        if chain is not None:
-            root = chain.split(".")[0]
-            if root in self.modules:
-                self.module_attribute(node, self.modules[root] + chain[len(root):])
-            if not isinstance(node.ctx, ast.Load) and root in self.imported:
-                self.bad(node, f"assigning {chain} changes an imported module or name; "
-                               f"not allowed in {self.ex.key}")
+        root = chain.split(".")[0] if chain else None
+        if root in self.modules:  # the whole chain is checked here, once
+            self.module_chain(node, self.modules[root], chain.split(".")[1:])
+            return
+        if node.attr.startswith("_") and not _is_dunder(node.attr) and not (
+                isinstance(node.value, ast.Name) and node.value.id not in self.imported):
+            self.bad(node, f"attribute {node.attr!r}: a private attribute may only be read "
+                           f"on a name of your own (self.{node.attr}), in {self.ex.key}")
+        if chain is not None and not isinstance(node.ctx, ast.Load) and root in self.imported:
+            self.bad(node, f"assigning {chain} changes an imported module or name; "
+                           f"not allowed in {self.ex.key}")
         self.generic_visit(node)
 
-    def module_attribute(self, node: ast.Attribute, dotted: str) -> None:
-        """``dotted`` = ``module.name``: allowed if some prefix is an allowed module and the
-        next part one of its names (``collections.abc.Iterable``)."""
-        parts = dotted.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            module = ".".join(parts[:cut])
-            names = self.allowed_names(module)
-            if names is None:
+    def module_chain(self, node: ast.Attribute, module: str, parts: list[str]) -> None:
+        """``module.parts...``: each part must be an allowed submodule or, once, an allowed
+        name of the module reached (``collections.abc.Iterable``); a chain that ends at a
+        module is a module used as a value."""
+        for i, part in enumerate(parts):
+            self.ident(node, part, "attribute")
+            if f"{module}.{part}" in self.ex.allowed:
+                module = f"{module}.{part}"
                 continue
-            if parts[cut] in names or ".".join(parts[: cut + 1]) in self.ex.allowed:
-                return
-            self.bad(node, f"{module}.{parts[cut]} is not allowed in {self.ex.key} (allowed "
-                           f"from {module}: {', '.join(names)})")
+            names = self.allowed_names(module)
+            if names is None or part not in names:
+                shown = f"from {module}: {', '.join(names)}" if names else "none"
+                self.bad(node, f"{module}.{part} is not allowed in {self.ex.key} (allowed "
+                               f"{shown})")
+            elif i + 1 == len(parts) and not isinstance(node.ctx, ast.Load):
+                self.bad(node, f"assigning {module}.{part} changes an imported module; not "
+                               f"allowed in {self.ex.key}")
             return
+        self.bad(node, f"module {module!r} may only be used as {module}.NAME with an allowed "
+                       f"NAME, not as a value, in {self.ex.key}")
 
     # -- definitions ------------------------------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:

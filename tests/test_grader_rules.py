@@ -54,6 +54,18 @@ REFUSED = {
     "raise SystemExit(0)": "name 'SystemExit'",
     "x = KeyboardInterrupt": "name 'KeyboardInterrupt'",
     "def f(**__kw__): pass": "'__kw__'",
+    # an allowed module used as a value, then walked (found by an adversarial reading)
+    "_t = threading\nx = _t._sys": "module 'threading' may only be used",
+    "x = [threading][0]": "module 'threading' may only be used",
+    "x = '{0._sys}'.format(threading)": "module 'threading' may only be used",
+    "f = lambda m=threading: m": "module 'threading' may only be used",
+    "import frontier.contract\nx = frontier.monitor.MonitorFrontier": "frontier.monitor is not",
+    "import typing\nx = typing.operator": "typing.operator is not allowed",
+    "import collections.abc\nx = collections.abc": "module 'collections.abc' may only be used",
+    "threading = 1": "module 'threading' may only be used",
+    "from collections import deque\ndeque = list": "rebinding 'deque'",
+    "def f(self):\n    return self.frontier._lock": "a private attribute may only be read",
+    "from collections import deque\nx = deque._x": "a private attribute may only be read",
 }
 
 
@@ -70,6 +82,8 @@ ALLOWED = [
     "x = threading.Condition(threading.Lock())",
     "from frontier.contract import Closed, Empty, Full, FrontierStats, check_r",
     "def f(self):\n    self._lock = threading.Lock()\n    self.stats.puts += 1",
+    "import frontier.contract\nx = frontier.contract.Closed",
+    "def f(w):\n    return w._sem",
     "def __len__(self):\n    return len(self._urls)",
     "x = sorted(min(1, 2) for _ in range(3))",
 ]

@@ -36,7 +36,7 @@ from frontier.contract import (
 __all__ = ["BoundedFifo"]
 
 # The imports above are all you need; the names below keep ruff quiet until you use them.
-_ = (threading, time, Closed, Empty, Full, check_r, Iterable)
+_ = (threading.Lock, time.monotonic, Closed, Empty, Full, check_r, Iterable)
 
 
 class BoundedFifo:

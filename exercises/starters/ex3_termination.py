@@ -30,7 +30,7 @@ from frontier.contract import Frontier
 
 __all__ = ["TerminationDetector"]
 
-_ = threading  # you will need it
+_ = threading.Lock  # you will need threading
 
 
 class TerminationDetector:

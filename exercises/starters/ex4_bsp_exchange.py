@@ -26,7 +26,7 @@ import threading
 
 __all__ = ["Exchange"]
 
-_ = threading  # you will need it
+_ = threading.Lock  # you will need threading
 
 
 class Exchange:
