@@ -47,6 +47,7 @@ __all__ = ["Check", "Grade", "GradingError", "grade", "isolation", "network_isol
 MEMORY = 3 << 30  # bytes of address space for the child
 FILE_SIZE = 64 << 20  # bytes the child may write to one file
 PROCESSES = 256  # not enforced for root (RLIMIT_NPROC), see the book
+CHANNEL_LINE = 8 << 20  # bytes: the longest line the channel may send (evidence included)
 NEEDS = {"pytest": "pytest", "pytest_timeout": "pytest-timeout", "hypothesis": "hypothesis",
          "frontrun": "frontrun"}
 
@@ -112,13 +113,17 @@ _SEAL = ('mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && '
 @functools.lru_cache(maxsize=1)
 def isolation() -> tuple[str, ...]:
     """The command prefix that isolates the child, best first: its own network namespace (no
-    network) and mount namespace in which the course tree is read-only and the instructor's
-    folder (the reference solutions) is an empty, read-only tmpfs; else the network namespace
+    network), mount namespace (the course tree read-only, the instructor's folder an empty,
+    read-only tmpfs) and PID namespace (its own ``/proc``: no other process, the judge's
+    included, can be seen or reached; when the child's first process dies, every process it
+    left dies with it); else the network and mount namespaces; else the network namespace
     alone; else nothing (the book says what is then not enforced). Probed once per process."""
     unshare = shutil.which("unshare")
     if not unshare:
         return ()
-    tries = [(unshare, "--net", "--mount", "sh", "-c", _SEAL, str(ROOT)), (unshare, "--net")]
+    seal = ("sh", "-c", _SEAL, str(ROOT))
+    tries = [(unshare, "--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc",
+              *seal), (unshare, "--net", "--mount", *seal), (unshare, "--net")]
     for prefix in tries:
         try:
             ok = subprocess.run([*prefix, "true"], capture_output=True, timeout=20)
@@ -177,7 +182,7 @@ def run_child(pytest_args: list[str], ex: Exercise, work: Path, *, seconds: floa
                                  preexec_fn=lambda: _limit(int(seconds) + 30))
     os.close(write_end)
     events: list[dict] = []
-    buffer = b""
+    buffer = bytearray()
     hung_in = None
     last = time.monotonic()
     try:
@@ -196,13 +201,13 @@ def run_child(pytest_args: list[str], ex: Exercise, work: Path, *, seconds: floa
                 break
             last = time.monotonic()
             buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            new = []
-            for line in lines:
-                try:
-                    new.append(json.loads(line))
-                except ValueError:
-                    pass
+            if b"\n" not in chunk:
+                if len(buffer) > CHANNEL_LINE:
+                    break  # no line is this long: not the grader's channel talking
+                continue
+            *lines, rest = bytes(buffer).split(b"\n")
+            buffer = bytearray(rest)
+            new = [e for e in map(_event, lines) if e is not None]
             events += new
             if any(_timed_out(e) for e in new):
                 break  # a check hung: the rest are not run (no minute per deadlock)
@@ -215,6 +220,19 @@ def run_child(pytest_args: list[str], ex: Exercise, work: Path, *, seconds: floa
         child.wait()
     text = out_file.read_bytes()[-20_000:].decode("utf-8", "replace")
     return ChildRun(events, text, hung_in, time.monotonic() - start)
+
+
+def _event(line: bytes) -> dict | None:
+    """One channel line as an event, or ``None`` for anything that is not one."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(event, dict) or not isinstance(event.get("event"), str):
+        return None
+    if "id" in event and not isinstance(event["id"], (str, type(None))):
+        return None
+    return event
 
 
 def _timed_out(event: dict) -> bool:
@@ -342,8 +360,10 @@ def _read(run: ChildRun, checks: dict[str, Check], patience: float, plans: list[
             proofs.setdefault(cid, []).append(e.get("data") or {})
         elif e["event"] == "result":
             c = checks[cid]
-            c.status = {"passed": "passed", "failed": "failed"}.get(e["outcome"], "skipped")
-            c.message, c.text, c.seconds = e.get("message", ""), e.get("text", ""), e["seconds"]
+            outcome = e.get("outcome")
+            c.status = outcome if outcome in ("passed", "failed") else "skipped"
+            c.message, c.text = str(e.get("message", "")), str(e.get("text", ""))
+            c.seconds = e["seconds"] if isinstance(e.get("seconds"), (int, float)) else 0.0
     for cid, c in checks.items():
         if evidence.needs_evidence(cid) and c.passed:
             problems = [p for data in proofs.get(cid, []) for p in evidence.verify(data, plans)]

@@ -4,6 +4,7 @@ verifier finds each broken property in a log made to break it, and nothing in a 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -297,20 +298,37 @@ def test_the_child_cannot_write_the_course_see_the_solutions_or_reach_the_networ
     read-only, the instructor's folder is empty, and there is no network, not even loopback."""
     from exercises.judge import isolation, run_child
 
-    if len(isolation()) < 3:
-        pytest.skip("this machine allows no mount namespace (unshare --mount): the book says "
-                    "what is then not enforced")
+    if "--pid" not in isolation():
+        pytest.skip("this machine allows no PID and mount namespaces (unshare --pid --mount): "
+                    "the book says what is then not enforced")
     solutions = ROOT / "docs" / "instructor" / "solutions"
     probe = tmp_path / "test_probe.py"
     probe.write_text(
         "import os\nimport socket\n\n"
         f"def test_write():\n    open({str(ROOT / 'zz_probe')!r}, 'w')\n\n"
         f"def test_solutions():\n    assert os.listdir({str(solutions)!r})\n\n"
+        f"def test_judge():\n    open('/proc/{os.getpid()}/root{solutions}/"
+        "ex1_bounded_fifo.py')\n\n"
         "def test_network():\n    socket.create_connection(('127.0.0.1', 9), timeout=2)\n")
     run = run_child([str(probe)], EXERCISES["ex4"], tmp_path, seconds=120, patience=120)
     got = {e["id"].split("::")[-1]: e for e in run.events if e["event"] == "result"}
-    assert set(got) == {"test_write", "test_solutions", "test_network"}, run.output[-2000:]
+    assert set(got) == {"test_write", "test_solutions", "test_network", "test_judge"}, \
+        run.output[-2000:]
+    assert got["test_judge"]["outcome"] == "failed"  # the judge's /proc is not there
     assert "Read-only file system" in got["test_write"]["message"]
     assert got["test_solutions"]["outcome"] == "failed"  # nothing there to list
     assert "unreachable" in got["test_network"]["message"].lower()
     assert not (ROOT / "zz_probe").exists()
+
+
+def test_anything_on_the_channel_that_is_not_an_event_is_ignored():
+    from exercises.judge import _event
+
+    for line in (b"[1]", b"1", b'"x"', b"{}", b'{"event": 3}', b'{"event": "result", "id": 5}',
+                 b"not json", b"\xff\xfe"):
+        assert _event(line) is None, line
+    assert _event(b'{"event": "start", "id": "tests/a.py::t"}') == {
+        "event": "start", "id": "tests/a.py::t"}
+    ids = ["tests/a.py::t1"]
+    run = _run({"event": "result", "id": ids[0], "outcome": ["passed"], "seconds": "x"})
+    assert _read(run, ids)[1] == "fail"  # an outcome that is not "passed" is not a pass
