@@ -71,8 +71,10 @@ def pytest_runtest_logfinish(nodeid: str, location: tuple) -> None:
         outcome = "failed"
     if isinstance(message, list):
         message = message[0] if message else ""
+    if len(text) > TEXT_LIMIT:  # the head (what was run) and the tail (what broke)
+        text = f"{text[:TEXT_LIMIT // 3]}\n[...]\n{text[-2 * TEXT_LIMIT // 3:]}"
     _send({"event": "result", "id": nodeid, "outcome": outcome, "message": str(message),
-           "text": text[-TEXT_LIMIT:], "seconds": round(seconds, 3)})
+           "text": text, "seconds": round(seconds, 3)})
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -56,6 +57,8 @@ def parser() -> OneLineParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if hasattr(signal, "SIGPIPE"):  # `grade.py ... | head` ends quietly
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     p = parser()
     args = p.parse_args(argv)
     wanted = list(EXERCISES) if "all" in args.exercise else list(dict.fromkeys(args.exercise))
@@ -143,8 +146,10 @@ def _first_failure(g: Grade, c, directory: Path | None) -> list[str]:
            f"  what broke: {c.message.strip().splitlines()[0] if c.message.strip() else c.status}"]
     table = [t for t in c.text.splitlines() if t.startswith("|")]
     if table:
-        out.append("  the interleaving that broke it (one column per thread):")
-        out += [f"    {t}" for t in table[:24]]
+        head = [t for t in table[:2] if t.startswith(("| step", "|---"))]
+        out.append("  the interleaving that broke it (one column per thread; its last steps; "
+                   "-v for all):")
+        out += [f"    {t}" for t in head + table[len(head):][-(24 - len(head)):]]
     rerun = f"python exercises/grade.py {g.exercise} --check '{c.name.split('::')[-1]}' -v"
     if directory is not None:
         rerun += f" --dir {directory}"

@@ -7,6 +7,8 @@ close) with the properties those do not look at:
 * ``counters`` -- P1 and P2 put, C takes one: ``stats.puts``/``stats.gets`` equal what the
   threads saw (a counter updated outside the lock loses an update), and no ``get`` returns
   ``None`` while the frontier is open;
+* ``bulk-counters`` -- three URLs in, C1 and C2 take two each with ``get_many`` while P puts:
+  the counters again, for the bulk operations;
 * ``capacity`` -- full (capacity 1), P1 and P2 put while C takes one: never more inside than the
   capacity (``if`` instead of ``while`` on the put side, a check-then-act split over two
   critical sections);
@@ -167,6 +169,10 @@ SCENARIOS: dict[str, Scenario] = {
                  "stats count every put and get; no None while open; each URL once",
                  (("P1", _put("u1")), ("P2", _put("u2")), ("C", _get)),
                  capacity=2, prepare=_none, applies=_bounded, check=_common),
+        Scenario("bulk-counters", "u0, u1, u2 in; C1 and C2 take two each with get_many; P puts",
+                 "stats count every URL get_many hands out; each URL once",
+                 (("C1", _get_many(2)), ("C2", _get_many(2)), ("P", _put("p1"))),
+                 capacity=4, prepare=_full("u0", "u1", "u2"), applies=_bounded, check=_common),
         Scenario("capacity", "full (u0, capacity 1); P1 and P2 put; C takes one",
                  "never more URLs inside than the capacity; each URL once",
                  (("P1", _put("p1")), ("P2", _put("p2")), ("C", _get)),

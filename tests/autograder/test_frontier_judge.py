@@ -16,6 +16,7 @@ Skipped unless a frontier is graded (``--frontier=FILE:CLASS``).
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 
@@ -41,6 +42,11 @@ def graded(request: pytest.FixtureRequest) -> str:
     return name
 
 
+def graded_files(name: str) -> set[str]:
+    """The file of the graded class (where the noise goes)."""
+    return {inspect.getsourcefile(frontier.info(name)) or ""}
+
+
 def _plans() -> list[dict]:
     """The judge's plans (written next to the grading), or local ones when run by hand."""
     path = os.environ.get("CRAWLAB_GRADE_PLAN")
@@ -53,7 +59,8 @@ def _plans() -> list[dict]:
 @pytest.mark.parametrize("plan", range(evidence.PLANS))
 def test_history(graded, plan):
     plans = _plans()
-    data = evidence.execute(plans[plan], lambda c: frontier.create(graded, capacity=c))
+    data = evidence.execute(plans[plan], lambda c: frontier.create(graded, capacity=c),
+                            files=graded_files(graded))
     send_evidence(data)
     problems = evidence.verify(data, plans, bounded=kind(graded).bounded)
     if problems:
@@ -75,40 +82,97 @@ def test_explored(graded, scenario):
 
 
 WAKES = {
-    # what wakes the sleepers: (the sleepers' call, what they must end with)
-    "close-wakes-every-getter": ("get", None),
-    "close-wakes-every-putter": ("put", "Closed"),
-    "get-many-wakes-every-putter": ("put", "ok"),
+    # case: (the sleepers' call, the waking call, what each sleeper must end with)
+    "close-wakes-every-getter": ("get", "close", None),
+    "close-wakes-every-putter": ("put", "close", "Closed"),
+    "close-wakes-every-put-many": ("put_many", "close", "Closed"),
+    "get-many-wakes-every-putter": ("put", "get_many", "ok"),
+    "put-many-wakes-every-getter": ("get", "put_many", "a URL"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(WAKES))
 def test_wakes_every_sleeper(graded, case):
-    """Three threads asleep in ``get`` (empty) or ``put`` (full, capacity 3); then one call that
-    must wake all three: ``close()`` (notify_all, not notify) or ``get_many(3)`` (room for
-    three: notify(n) or notify_all). Each sleeper must end as the contract says, in time."""
+    """Three threads asleep in ``get`` (empty) or ``put``/``put_many`` (full, capacity 3); then
+    one call that must wake all three: ``close()`` (notify_all, not notify), ``get_many(3)``
+    (room for three) or ``put_many`` of three URLs (three getters served). Each sleeper must
+    end as the contract says, in time."""
     from tests.helpers import join_all, start_thread, wait_until_asleep
 
-    op, expected = WAKES[case]
+    op, waker, expected = WAKES[case]
     f = frontier.create(graded, capacity=3)
-    if op == "put":
+    if op != "get":
         for i in range(3):
             f.put(f"u{i}")
     ended: dict[int, object] = {}
 
     def sleeper(i: int) -> None:
         try:
-            ended[i] = f.get() if op == "get" else (f.put(f"p{i}") or "ok")
+            if op == "get":
+                ended[i] = f.get()
+            elif op == "put":
+                ended[i] = f.put(f"p{i}") or "ok"
+            else:
+                ended[i] = f.put_many([(f"p{i}", 0.0), (f"q{i}", 0.0)]) or "ok"
         except frontier.Closed:
             ended[i] = "Closed"
 
     threads = [start_thread(sleeper, i) for i in range(3)]
     wait_until_asleep(threads, timeout=5)
-    if case.startswith("close"):
+    if waker == "close":
         f.close()
-    else:
+    elif waker == "get_many":
         assert len(f.get_many(3)) == 3
+    else:
+        f.put_many([(f"n{i}", 0.0) for i in range(3)])
     join_all(threads, timeout=5)
-    assert ended == {i: expected for i in range(3)}, (
-        f"after {'close()' if case.startswith('close') else 'get_many(3)'} the sleepers "
-        f"ended {ended} (a missing one never woke: notify instead of notify_all/notify(n))")
+    if expected == "a URL":
+        assert sorted(ended.values()) == ["n0", "n1", "n2"], ended
+    else:
+        assert ended == {i: expected for i in range(3)}, (
+            f"after {waker}() the sleepers ended {ended} (a missing one never woke: notify "
+            "instead of notify_all/notify(n))")
+    if waker == "close" and op != "get":
+        left = f.get_many(100)
+        assert sorted(left) == ["u0", "u1", "u2"], (
+            f"after close() the frontier held {left}: a put blocked across close() went in")
+
+
+@pytest.mark.parametrize("timeout", [0.05, 0.4])
+def test_timeouts_are_kept(graded, timeout):
+    """``get(timeout=T)`` on an empty open frontier raises Empty (never returns None), and
+    ``put(timeout=T)`` on a full one raises Full, neither before T has passed."""
+    import time
+
+    f = frontier.create(graded, capacity=1)
+    for call, error in ((lambda: f.get(timeout=timeout), frontier.Empty),
+                        (lambda: f.put("v", timeout=timeout), frontier.Full)):
+        if error is frontier.Full:
+            f.put("u")
+        start = time.monotonic()
+        with pytest.raises(error):
+            got = call()
+            pytest.fail(f"returned {got!r} instead of raising {error.__name__} while the "
+                        "frontier was open")
+        waited = time.monotonic() - start
+        assert waited >= timeout - 0.001, (
+            f"{error.__name__} after {waited:.3f} s, before the timeout of {timeout} s")
+
+
+def test_put_many_waits_for_room_for_each_url(graded):
+    """Capacity 3 with two URLs in: ``put_many`` of three URLs puts one, then waits; never
+    more than the capacity inside, and the rest goes in, in order, as room is made."""
+    from tests.helpers import asleep, join_all, start_thread, wait_until
+
+    f = frontier.create(graded, capacity=3)
+    f.put("u0")
+    f.put("u1")
+    t = start_thread(lambda: f.put_many([("a", 0.0), ("b", 0.0), ("c", 0.0)]))
+    wait_until(lambda: not t.is_alive() or asleep(t), timeout=5,
+               what="put_many to finish or wait for room")
+    inside = f.get_many(10)
+    assert inside == ["u0", "u1", "a"], (
+        f"with room for one URL, put_many of three left {inside} inside (capacity 3): it must "
+        "wait for room before each URL")
+    join_all([t], timeout=5)
+    assert f.get_many(10) == ["b", "c"]

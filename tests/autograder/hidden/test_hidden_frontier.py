@@ -9,7 +9,11 @@ import pytest
 import frontier
 from exercises import evidence
 from exercises.channel import send_evidence
-from tests.autograder.test_frontier_judge import _plans, graded  # noqa: F401 (a fixture)
+from tests.autograder.test_frontier_judge import (  # noqa: F401 (graded: a fixture)
+    _plans,
+    graded,
+    graded_files,
+)
 from tests.helpers import kind
 
 
@@ -17,7 +21,8 @@ from tests.helpers import kind
 def test_history(graded, plan):  # noqa: F811
     plans = _plans()
     data = evidence.execute(next(p for p in plans if p["id"] == plan),
-                            lambda c: frontier.create(graded, capacity=c))
+                            lambda c: frontier.create(graded, capacity=c),
+                            files=graded_files(graded))
     send_evidence(data)
     problems = evidence.verify(data, plans, bounded=kind(graded).bounded)
     if problems:
