@@ -249,9 +249,7 @@ def dependencies(ex: Exercise) -> None:
     missing."""
     import importlib.util
 
-    needed = ["pytest", "pytest_timeout"]
-    if ex.kind:
-        needed += ["hypothesis", "frontrun"]
+    needed = ["pytest", "pytest_timeout", *ex.needs]
     missing = [NEEDS[m] for m in needed if importlib.util.find_spec(m) is None]
     if missing:
         raise GradingError(

@@ -44,6 +44,8 @@ LEAVE_OUT = {
     HIDDEN: "the hidden checks, which only the instructor's grading runs",
     "tests/autograder/cheats/": "cheating submissions that test the grader: near-solutions, "
                                 "and a guide to cheating",
+    "tests/autograder/wrong/": "wrong submissions that test the grader: near-solutions, each "
+                               "with one bug",
     "tests/test_exercises.py": "grades the reference solutions, and wrong solutions made as "
                                "small changes of them",
     "tests/test_autograder.py": "grades the cheating submissions (not in the kit)",

@@ -77,6 +77,7 @@ class Exercise:
     forbidden: dict[str, str] = field(default_factory=dict)
     seconds: float = 300.0
     patience: float = 25.0
+    needs: tuple[str, ...] = ()  # modules its checks need beyond pytest and pytest-timeout
 
     @property
     def frontier_name(self) -> str | None:
@@ -103,6 +104,7 @@ EXERCISES: dict[str, Exercise] = {
             {**_COMMON, "threading": [*_LOCKS, "Condition"], "time": ["monotonic"],
              "frontier.contract": _CONTRACT},
             public=FRONTIER_SUITES, hidden=["test_hidden_frontier.py"],
+            needs=("hypothesis", "frontrun"),
         ),
         Exercise(
             "ex2", "a monitor built from semaphores", "ex2_semaphore_monitor.py",
@@ -114,13 +116,14 @@ EXERCISES: dict[str, Exercise] = {
             forbidden={"Condition": "ex2 builds its condition from semaphores: no Condition",
                        "Event": "ex2 builds its condition from semaphores: no Event",
                        "Barrier": "ex2 builds its condition from semaphores: no Barrier"},
+            needs=("hypothesis", "frontrun"),
         ),
         Exercise(
             "ex3", "a termination detector", "ex3_termination.py", "TerminationDetector",
             None,
             {**_COMMON, "threading": [*_LOCKS, "Condition"], "frontier.contract": ["Frontier"]},
             public=["tests/autograder/test_ex3_termination.py"],
-            hidden=["test_hidden_ex3.py"],
+            hidden=["test_hidden_ex3.py"], needs=("frontrun",),
         ),
         Exercise(
             "ex4", "a BSP exchange", "ex4_bsp_exchange.py", "Exchange", None,

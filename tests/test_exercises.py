@@ -32,8 +32,8 @@ def grade(directory: Path, *args: str) -> tuple[int, str]:
 
 
 def needs_frontrun(exercise: str) -> None:
-    if EXERCISES[exercise].kind:
-        pytest.importorskip("frontrun", reason="grading ex1/ex2 needs frontrun (no free-"
+    if "frontrun" in EXERCISES[exercise].needs:
+        pytest.importorskip("frontrun", reason=f"grading {exercise} needs frontrun (no free-"
                             "threaded wheel)")
 
 
@@ -58,6 +58,7 @@ def test_starter_fails_and_reference_passes(exercise):
 @pytest.mark.timeout(600)
 def test_two_exercises_one_failing_is_a_fail_and_every_suite_ran(tmp_path):
     """ex3 solved, ex4 not: exit 1, ex3 PASS, ex4 FAIL; the JSON holds the checks of both."""
+    needs_frontrun("ex3")
     for key, source in (("ex3", SOLUTIONS), ("ex4", STARTERS)):
         (tmp_path / EXERCISES[key].file).write_text((source / EXERCISES[key].file).read_text())
     out_json = tmp_path / "results.json"
@@ -287,3 +288,42 @@ def registered_reference() -> str:
     cls.name = "reference-ex1"
     frontier.register(cls)
     return cls.name
+
+
+# -- wrong submissions written elsewhere (an adversarial reading of the grader) ---------------
+
+WRONG_FILES = ROOT / "tests" / "autograder" / "wrong"
+CAUGHT_BY = {
+    # folder: the check that must fail on it (a substring of its id)
+    "timeout_early": "test_timeouts_are_kept",
+    "none_on_long_timeout": "test_timeouts_are_kept[0.4]",
+    "put_many_one_notify": "test_wakes_every_sleeper[put-many-wakes-every-getter]",
+    "put_many_ignores_close": "test_wakes_every_sleeper[close-wakes-every-put-many]",
+    "put_many_room_once": "test_put_many_waits_for_room_for_each_url",
+    "capacity_only_when_small": "test_history[3]",
+    "detect_explorer": "test_history",
+    "woken_getter_takes_newest": "test_history",
+    "get_many_stats_outside_lock": "test_explored[bulk-counters]",
+    "wait_zero_blocks_forever": "test_wait_with_no_time_left_returns_at_once",
+    "ex3_split_took": "test_explored_no_schedule",
+    "ex3_unlocked_counter": "test_explored_no_schedule",
+    "ex3_guess_after_quiet": "test_a_robot_held_back_never_reads_as_over",
+    "ex4_partial_send": "test_a_bad_destination",
+    "ex4_barrier_timeout": "test_a_slow_worker_is_waited_for",
+}
+
+
+def test_every_wrong_submission_names_the_check_meant_for_it():
+    assert {d.name for d in WRONG_FILES.iterdir() if d.is_dir()} == set(CAUGHT_BY)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("folder", sorted(CAUGHT_BY))
+def test_a_wrong_submission_fails_the_check_meant_for_it(folder):
+    file = next((WRONG_FILES / folder).glob("ex*.py"))
+    key = next(k for k, e in EXERCISES.items() if e.file == file.name)
+    needs_frontrun(key)
+    rc, out = grade(WRONG_FILES / folder, key, "--check", CAUGHT_BY[folder], "-v")
+    assert rc == 1 and re.search(rf"^{key} .* FAIL", out, re.M), out[-3000:]
+    assert re.search(r"^\s+(FAILED|HUNG)\s+\S*" + re.escape(CAUGHT_BY[folder]), out, re.M), \
+        out[-3000:]

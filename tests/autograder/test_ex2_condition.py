@@ -155,3 +155,20 @@ def test_no_lost_wakeup_under_a_tiny_switch_interval(mod):
         assert state["count"] == 2 * rounds
     finally:
         sys.setswitchinterval(old)
+
+
+def test_wait_with_no_time_left_returns_at_once(mod):
+    """``wait(timeout=0)`` (or a negative timeout) does not sleep: it gives the monitor up and
+    back and returns False at once (``if timeout:`` instead of ``is not None`` sleeps for
+    ever)."""
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    answers = []
+
+    def waiter():
+        with m:
+            answers.append(cond.wait(timeout=0))
+            answers.append(cond.wait(timeout=-1))
+
+    join_all([start_thread(waiter)], timeout=5)
+    assert answers == [False, False]

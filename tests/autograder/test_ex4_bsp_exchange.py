@@ -70,9 +70,40 @@ def test_one_worker_sends_to_itself(Exchange):
     assert ex.exchange(0, {}) == []
 
 
-def test_bad_destination_is_a_value_error(Exchange):
+@pytest.mark.parametrize("bad", [2, -1, True, "1", 1.0])
+def test_a_bad_destination_is_a_value_error_and_sends_nothing(Exchange, bad):
+    """A call with a bad destination raises ValueError before it sends anything (and without
+    entering the barrier); the next superstep carries only its own messages."""
+    ex = Exchange(2)
     with pytest.raises(ValueError):
-        Exchange(1).exchange(0, {1: ["x"]})
+        ex.exchange(0, {0: ["early"], bad: ["x"]})
+    got = {}
+
+    def worker(rank):
+        got[rank] = ex.exchange(rank, {1 - rank: [f"from {rank}"]})
+
+    join_all([start_thread(worker, r) for r in range(2)], timeout=10)
+    assert got == {0: ["from 1"], 1: ["from 0"]}, (
+        f"after a refused call the next superstep delivered {got}: the refused call had "
+        "already sent part of its messages")
+
+
+def test_a_slow_worker_is_waited_for(Exchange):
+    """A worker that computes for seconds before it exchanges: the others wait for it at the
+    barrier, however long (no timeout breaks the superstep)."""
+    import threading
+
+    ex = Exchange(2)
+    computing = threading.Event()
+    got = {}
+
+    def worker(rank):
+        if rank == 0:
+            computing.wait(3.0)  # three seconds of work (nobody sets it)
+        got[rank] = ex.exchange(rank, {1 - rank: [rank]})
+
+    join_all([start_thread(worker, r) for r in range(2)], timeout=20)
+    assert got == {0: [1], 1: [0]}
 
 
 @pytest.mark.timeout(90)
