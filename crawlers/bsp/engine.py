@@ -224,7 +224,8 @@ class Worker:
         self.on_gather = on_gather
         self.snapshot_extra = snapshot_extra
         # With a journal: URLs put into the frontier (or spill) and not yet taken, with their
-        # last priority -- the frontier's contents, as a snapshot needs them
+        # last priority, in the order they were last put -- the frontier's contents, as a
+        # snapshot needs them (re-put in that order, equal priorities keep their FIFO order)
         self.queued: dict[str, float] = {}
         cls = frontier_pkg.info(settings.frontier)
         self.frontier = (frontier_pkg.create(settings.frontier, capacity=settings.capacity)
@@ -246,7 +247,9 @@ class Worker:
         if not pairs:
             return
         if self.s.state is not None:  # only a journal needs the frontier's contents
-            self.queued.update(pairs)
+            for url, p in pairs:  # in order of their last insertion: FIFO ties survive a resume
+                self.queued.pop(url, None)
+                self.queued[url] = p
         f = self.frontier
         if f.bounded:
             room = max(0, f.capacity - len(f))
