@@ -46,9 +46,11 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGETS: dict[str, list[str]] = {}
 _FRONTIER_TESTS = ["tests/test_frontier_contract.py", "tests/test_frontier_model.py",
                    "tests/test_priority_frontiers.py", "tests/test_pq_buffer.py",
-                   "tests/test_frontier_threads.py"]
+                   "tests/test_frontier_threads.py", "tests/test_cas_frontiers.py",
+                   "tests/test_frontier_waiting.py"]
 for _f in sorted((ROOT / "frontier").glob("*.py")):
     TARGETS[f"frontier/{_f.name}"] = _FRONTIER_TESTS
+TARGETS["frontier/probe.py"] = [*_FRONTIER_TESTS, "tests/test_timeline.py"]  # its one user
 _CRAWL_TESTS = ["tests/test_crawl.py"]
 _JOURNAL = "tests/test_journal.py::test_"
 TARGETS.update({
