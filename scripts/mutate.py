@@ -50,7 +50,13 @@ _FRONTIER_TESTS = ["tests/test_frontier_contract.py", "tests/test_frontier_model
                    "tests/test_frontier_waiting.py"]
 for _f in sorted((ROOT / "frontier").glob("*.py")):
     TARGETS[f"frontier/{_f.name}"] = _FRONTIER_TESTS
-TARGETS["frontier/probe.py"] = [*_FRONTIER_TESTS, "tests/test_timeline.py"]  # its one user
+# files with tests of their own beside the frontier suite
+TARGETS["frontier/probe.py"] = [*_FRONTIER_TESTS, "tests/test_timeline.py"]
+TARGETS["frontier/sliced.py"] = [*_FRONTIER_TESTS, "tests/test_sliced.py"]
+TARGETS["frontier/slices.py"] = ["tests/test_pq_slices.py"]
+TARGETS["frontier/unsynchronized.py"] = [
+    *_FRONTIER_TESTS,
+    "tests/test_crawl_labs.py::test_a_switch_inside_pop_hands_one_url_out_twice_and_loses_the_next"]
 _CRAWL_TESTS = ["tests/test_crawl.py"]
 _JOURNAL = "tests/test_journal.py::test_"
 TARGETS.update({
