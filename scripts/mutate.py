@@ -73,7 +73,7 @@ TARGETS.update({
     "crawlers/crawl/crawler.py": _CRAWL_TESTS,
     "crawlers/crawl/opic.py": [*_CRAWL_TESTS, "tests/test_bsp_journal.py"],
     "crawlers/crawl/visited.py": ["tests/test_visited.py", *_CRAWL_TESTS],
-    "crawlers/crawl/report.py": _CRAWL_TESTS,
+    "crawlers/crawl/report.py": [*_CRAWL_TESTS, "tests/test_reference.py"],
     "crawlers/crawl/output.py": _CRAWL_TESTS,
     "crawlers/crawl/targets.py": _CRAWL_TESTS,
     "crawlers/crawl/timeline.py": ["tests/test_timeline.py"],
