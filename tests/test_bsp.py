@@ -539,3 +539,17 @@ def test_one_ctrl_c_in_process_keeps_every_page_of_the_last_superstep(tmp_path):
     assert report.supersteps == 3
     assert all(rec.workers == [0, 1] for rec in report.per_superstep)
     assert report.pages_fetched == len(_pages(out)) == len(seen) == 3 * 2 * 4
+
+
+def test_the_last_pages_of_a_budget_go_to_a_worker_that_has_urls(tmp_path):
+    """--max-pages with one page left and two workers gives it to one of them. Worker 0 owns
+    one small site (crawled out early), worker 1 the rest: when worker 0 got the odd page
+    every superstep, it fetched nothing and worker 1 nothing, for ever (a livelock seen under
+    MPI as a hang). The budget's remainder now moves round the workers."""
+    part = tmp_path / "p.txt"
+    part.write_text("# parts=2\n" + "".join(
+        f"site{s}.crawlab.test:80 {0 if s == 0 else 1}\n" for s in range(4)))
+    report = bsp(procs=2, robots=2, R=8, max_pages=39, max_supersteps=60,
+                 partition=str(part), web=dict(pages=40, sites=4))
+    assert report.stopped_by == "max-pages"
+    assert report.pages_fetched == report.unique_pages == 39

@@ -108,6 +108,7 @@ def test_an_uninterrupted_journaled_crawl_and_a_rerun_fetch_each_page_once(tmp_p
     assert again["resumed"] == again["unique_pages"] == PAGES
 
 
+@pytest.mark.timeout(300)  # two crawls of up to 120 s each: their own timeouts fire first
 def test_real_site_coverage_under_mpi_is_against_every_url_some_rank_reached():
     """The ranks own disjoint URLs, so the sum of what each claimed is every URL the crawl
     reached: the processes backend's coordinator, which sees every message, counts the same."""
