@@ -253,9 +253,11 @@ def run_tests(tests: list[str], timeout: float) -> tuple[str, float]:
         code = proc.wait(timeout=timeout)
         verdict = "passed" if code == 0 else "failed"
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # pytest and whatever it started
-        proc.wait()
         verdict = "timeout"
+    finally:  # on a timeout, Ctrl-C or SIGTERM: pytest and whatever it started
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     return verdict, time.monotonic() - t0
 
 
