@@ -5,6 +5,10 @@ are the independent witness of what a killed-and-resumed crawl fetched twice. ``
 ``pages`` pages dealt round-robin over them; page ``i`` links to pages ``2i+1``, ``2i+2`` (a
 tree: every page reachable from page 0) and to two pseudo-random others; each response waits
 ``latency`` seconds (so that pages are in flight when a crawler is killed).
+
+``hold(after)`` makes every page request past the first ``after`` wait, unanswered, until the
+test calls ``release(more)``: a crawl can then be interrupted while it provably has pages left
+(it cannot finish while a request is held), whatever the machine's load.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ class CountingWeb:
     """``with CountingWeb(pages=300, sites=3) as web``: ``web.urls`` (every page),
     ``web.seeds`` (pages 0 .. sites-1), ``web.counts`` (a snapshot: URL -> requests), and
     ``web.wait_requests(n, timeout)``: block until ``n`` page requests arrived (False on
-    timeout). Thread-safe: one lock guards the counter, a condition signals each request."""
+    timeout); ``hold``/``release`` (see the module docstring). Thread-safe: one lock guards
+    the counter and the hold, a condition signals each request and each release."""
 
     def __init__(self, pages: int = 300, sites: int = 3, latency: float = 0.003,
                  seed: int = 0) -> None:
@@ -42,6 +47,8 @@ class CountingWeb:
         self._arrived = threading.Condition(self._count_lock)
         self._counts: Counter[str] = Counter()
         self._total = 0
+        self._answer_upto: float = float("inf")  # requests numbered above this one wait
+        self.hold_timeout = 120.0  # a held request is answered after this anyway
         self._servers: list[_QuietServer] = []
         self.ports: list[int] = []
 
@@ -76,6 +83,27 @@ class CountingWeb:
                 self._arrived.wait(left)
             return True
 
+    def hold(self, after: int) -> None:
+        """Page requests after the first ``after`` wait until :meth:`release`."""
+        with self._arrived:
+            self._answer_upto = after
+            self._arrived.notify_all()
+
+    def release(self, more: float = float("inf")) -> None:
+        """Answer the held requests and ``more`` further ones (then hold again)."""
+        with self._arrived:
+            self._answer_upto = self._total + more
+            self._arrived.notify_all()
+
+    def _wait_turn(self, number: int) -> None:
+        """Called with the lock held: wait while request ``number`` is held."""
+        deadline = time.monotonic() + self.hold_timeout
+        while number > self._answer_upto:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self._arrived.wait(left)
+
     def _page(self, port: int, path: str) -> bytes | None:
         if not (path.startswith("/p") and path.endswith(".html")):
             return None
@@ -102,6 +130,7 @@ class CountingWeb:
                         web._counts[f"http://127.0.0.1:{port}{self.path}"] += 1
                         web._total += 1
                         web._arrived.notify_all()
+                        web._wait_turn(web._total)
                     time.sleep(web.latency)  # the page's latency, not synchronization
                 status = 200 if body is not None else 404
                 body = body if body is not None else b"not found"

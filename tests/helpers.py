@@ -171,3 +171,17 @@ def raw_get(port: int, target: str, timeout: float = 3.0) -> tuple[int, bytes]:
             data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
     return int(head.split(b" ", 2)[1]), body
+
+
+_DEFAULT_SIGINT = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                   "os.execv(sys.argv[1], sys.argv[1:])")
+
+
+def with_default_sigint(cmd: list[str]) -> list[str]:
+    """``cmd`` started with SIGINT at its default action, whatever this process does with it.
+
+    A process started in the background of a non-interactive shell (``pytest &`` in a script,
+    some CI runners) has SIGINT *ignored*, its children inherit that, and Python then installs
+    no Ctrl-C handler: a test that sends SIGINT to a crawl would see it ignored and the crawl
+    run to its end. A one-line ``exec`` wrapper puts the default back first."""
+    return [sys.executable, "-c", _DEFAULT_SIGINT, *cmd]

@@ -60,12 +60,39 @@ def test_a_killed_rank_is_named_and_the_resumed_crawl_loses_nothing(tmp_path, ra
     pages = [json.loads(line)["url"] for line in open(out / "pages.jsonl")]
     assert len(pages) == len(set(pages)) == PAGES
     # re-fetches, as the server counted them, within one superstep of every rank
+    assert set(before.values()) <= {1} and set(counts.values()) <= {1, 2}
+    again = {u for u in before if counts[u] == 2}
     extra = sum(n - 1 for n in counts.values())
+    assert extra == len(again)  # only pages of the killed session were fetched twice
     assert report["refetch_bound"] == PROCS * R
     assert extra <= report["refetched"] <= report["refetch_bound"], (extra, report["refetched"])
-    assert report["resumed"] >= sum(before.values()) - PROCS * R
+    # resumed: the pages of the snapshot, which are those the killed session fetched and the
+    # resumed one did not fetch again
+    assert report["resumed"] == len(before) - len(again)
     assert report["stopped_by"] == "exhausted"
     assert report["coverage_basis"] == "discovered" and report["coverage"] == 1.0
+
+
+def test_two_kills_then_resume_lose_nothing_and_stay_within_two_supersteps(tmp_path):
+    """Killed, started again with the same --state (it resumes) and killed again, then
+    resumed: two restarts, so the re-fetch bound is two supersteps of every rank."""
+    state, out = tmp_path / "state", tmp_path / "out"
+    with CountingWeb(pages=PAGES, sites=SITES, seed=11) as web:
+        for rank, at in ((1, 2), (0, 7)):
+            died = run(bsp_cmd(web, "--state", str(state), "--out", str(out),
+                               "--kill-worker", str(rank), "--kill-at", str(at)))
+            assert died.returncode == 1, died.stderr
+            assert f"MPI rank {rank} died " in died.stderr and f"in superstep {at}" in died.stderr
+        report = resume(state)
+        counts = web.counts
+    assert set(counts) == web.urls
+    assert report["unique_pages"] == report["pages_fetched"] == PAGES
+    pages = [json.loads(line)["url"] for line in open(out / "pages.jsonl")]
+    assert len(pages) == len(set(pages)) == PAGES
+    extra = sum(n - 1 for n in counts.values())
+    assert report["refetch_bound"] == 2 * PROCS * R
+    assert extra <= report["refetched"] <= report["refetch_bound"], (extra, report["refetched"])
+    assert report["stopped_by"] == "exhausted"
 
 
 def test_an_uninterrupted_journaled_crawl_and_a_rerun_fetch_each_page_once(tmp_path):
@@ -81,6 +108,7 @@ def test_an_uninterrupted_journaled_crawl_and_a_rerun_fetch_each_page_once(tmp_p
     assert again["resumed"] == again["unique_pages"] == PAGES
 
 
+@pytest.mark.timeout(300)  # two crawls of up to 120 s each: their own timeouts fire first
 def test_real_site_coverage_under_mpi_is_against_every_url_some_rank_reached():
     """The ranks own disjoint URLs, so the sum of what each claimed is every URL the crawl
     reached: the processes backend's coordinator, which sees every message, counts the same."""

@@ -19,7 +19,8 @@ from crawlers.page.fetch import FetchResult
 from crawlers.web import webgen
 from crawlers.web.simfetch import SimulatedFetcher
 from frontier.monitor import MonitorFrontier
-from tests.helpers import CORRECT, wait_until
+from tests.countserver import CountingWeb
+from tests.helpers import CORRECT, wait_until, with_default_sigint
 
 
 def _crawler(name: str, threads: int, web, latency: float = 0.0, **options) -> Crawler:
@@ -257,28 +258,41 @@ def test_json_output_has_the_promised_keys():
     assert d["frontier"] == "fine" and d["unique_pages"] == 200 and d["coverage"] == 1.0
 
 
-@pytest.mark.timeout(90)
+@pytest.mark.timeout(120)
 def test_out_survives_an_interrupted_run(tmp_path):
-    """SIGINT mid-crawl: the pages and edges fetched so far are on disk, and so is a summary."""
+    """SIGINT mid-crawl: the pages and edges fetched so far are on disk, and so is a summary.
+
+    Mid-crawl by construction: the server holds every request after the 40th, so the crawl
+    cannot end before the signal is sent; then it answers the held requests and at most 500
+    more (of 3000 pages), so a crawl that ignored the signal could not finish either."""
     out = tmp_path / "crawl"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "crawlers", "crawl", "--sim", "--latency", "0.05",
-         "--pages", "3000", "--threads", "4", "--out", str(out), "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    pages = out / "pages.jsonl"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and (not pages.exists() or pages.stat().st_size < 2000):
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=30)
+    with CountingWeb(pages=3000, sites=3, latency=0.0) as web:
+        web.hold(after=40)
+        cmd = [sys.executable, "-m", "crawlers", "crawl", "--threads", "4", "--politeness",
+               "0.001", "--out", str(out), "--json"]
+        for seed in web.seeds:
+            cmd += ["--seed-url", seed]
+        proc = subprocess.Popen(with_default_sigint(cmd), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            assert web.wait_requests(41, timeout=60), "the crawl never reached 41 requests"
+            proc.send_signal(signal.SIGINT)
+            web.release(more=500)
+            try:
+                stdout, stderr = proc.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                pytest.fail("the crawl did not stop within 60 s of SIGINT")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
     assert proc.returncode == 0, stderr
-    lines = pages.read_text().splitlines()
-    assert len(lines) >= 10 and all(json.loads(line)["url"] for line in lines)
+    lines = (out / "pages.jsonl").read_text().splitlines()
+    assert 40 <= len(lines) <= 540 and all(json.loads(line)["url"] for line in lines)
     edges = (out / "edges.txt").read_text().splitlines()
     assert edges and all(len(e.split()) == 2 for e in edges)
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["stopped_by"] == "interrupted"
+    assert summary["stopped_by"] == json.loads(stdout)["stopped_by"] == "interrupted"
     assert summary["pages_fetched"] == len(lines)
 
 
@@ -305,3 +319,32 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     assert r.returncode == 2, (r.stdout, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], r.stderr
+
+
+def test_the_served_generated_web_is_crawled_whole_over_http():
+    """The default target (the generated web served on 127.0.0.1, fetched over HTTP): every
+    page once, coverage 1 against the generator's own truth."""
+    from crawlers.crawl.targets import WebOptions, open_target
+
+    with open_target(WebOptions(kind="served", pages=60, sites=3, latency=0.0)) as target:
+        report = Crawler(target.fetcher, frontier.create("monitor"), target.seeds, threads=4,
+                         ground_truth=target.truth).run()
+    assert report.stopped_by == "exhausted"
+    assert report.pages_fetched == report.unique_pages == 60 and report.coverage == 1.0
+
+
+def test_crawl_output_is_on_disk_as_soon_as_each_call_returns(tmp_path):
+    """Each record is flushed before ``page``/``edges`` return, so a crawl killed at any
+    moment leaves every line it wrote readable (``out`` survives a kill)."""
+    from crawlers.crawl.output import CrawlOutput
+
+    out = CrawlOutput(tmp_path)
+    out.page(FetchResult(url="http://a.test/", final_url="http://a.test/", status=200))
+    out.edges("http://a.test/", ["http://a.test/b", "http://a.test/c"])
+    try:
+        pages = (tmp_path / "pages.jsonl").read_text().splitlines()
+        assert [json.loads(line)["url"] for line in pages] == ["http://a.test/"]
+        assert (tmp_path / "edges.txt").read_text() == (
+            "http://a.test/ http://a.test/b\nhttp://a.test/ http://a.test/c\n")
+    finally:
+        out.close()

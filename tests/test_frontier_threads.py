@@ -173,6 +173,11 @@ def test_tanenbaum_loses_wake_ups_but_no_url():
     wait_until_asleep(asleep)  # the other two are back asleep (or never woke) ...
     assert f._not_empty.sleepers == 2
     assert len(f) == 2  # ... beside two URLs: their wake-ups were lost
+    notified: list[tuple] = []
+    notify = f._not_empty.notify
+    f._not_empty.notify = lambda *a: (notified.append(a), notify(*a))
+    f.put("d")  # not an edge (the frontier was not empty): no signal, though two sleep
+    assert notified == [] and len(f) == 3
     f.close()
     join_all(takers, timeout=5)
     assert sorted(u for u in got if u is not None) == ["a", "b", "c"]

@@ -66,3 +66,45 @@ def test_each_operation_counts_its_lock_acquisitions(name, per_operation):
     stats = f.stats
     assert (stats.lock_acquisitions, stats.lock_waits) == (5 * per_operation, 0)
     assert (stats.puts, stats.gets) == (3, 2)
+
+
+def test_a_semaphore_put_waits_out_a_slot_still_claimed_by_a_get_in_flight():
+    """Capacity 1, full; a get has taken the URL but not yet given its slot back (between its
+    take and its V). A put with no time to wait must not answer Full: the buffer is empty and
+    the slot is the get's to return (``_settle`` waits for it)."""
+    from tests.helpers import join_all, start_thread
+
+    f = frontier.create("semaphore", capacity=1)
+    f.put("http://a.test/")
+    in_take, release, settling = threading.Event(), threading.Event(), threading.Event()
+    v, settle = f._empty_slots.V, f._settle
+
+    def held_v(n: int = 1) -> None:  # the get's V(empty_slots), held until released
+        in_take.set()
+        assert release.wait(30)
+        v(n)
+
+    def watched_settle(slots, full):
+        settling.set()
+        return settle(slots, full)
+
+    f._empty_slots.V = held_v
+    f._settle = watched_settle
+    got, put = [], []
+    getter = start_thread(lambda: got.append(f.get()))
+    assert in_take.wait(30)
+    f._empty_slots.V = v  # only the getter's V is held
+
+    def try_put() -> None:
+        try:
+            f.put("http://b.test/", timeout=0)
+            put.append("stored")
+        except frontier.Full:
+            put.append("Full")
+
+    putter = start_thread(try_put)
+    assert settling.wait(30)  # the put's P gave up and it is settling
+    release.set()
+    join_all([getter, putter], timeout=30)
+    assert got == ["http://a.test/"] and put == ["stored"]
+    assert f.get(timeout=0) == "http://b.test/"

@@ -120,6 +120,17 @@ def test_check_catches_a_broken_buffer(make):
         s._check()
 
 
+def test_check_asserts_the_cores_own_invariants_too(make, monkeypatch):
+    """``_check`` covers the core as well as the buffers: it calls the core's ``_check_core``
+    (whose own breakages the core's tests exercise), once."""
+    s = make(buffer=4)
+    s.push_many([(f"c{i}", float(i)) for i in range(20)])
+    calls: list[int] = []
+    monkeypatch.setattr(s, "_check_core", lambda: calls.append(1))
+    s._check()
+    assert calls == [1]
+
+
 def test_bad_buffer_option(make):
     with pytest.raises(ValueError, match="buffer"):
         make(buffer=-1)

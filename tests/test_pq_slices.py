@@ -131,3 +131,19 @@ def test_quickheap_paper_policy_keeps_the_head_and_the_pivots(tmp_path):
     assert v == (head - 1) % nblocks or (head - 1) % nblocks in pivots  # just behind the head
     q._check()
     q.close()
+
+
+@pytest.mark.parametrize("policy", ["even", "two-choice"])
+def test_the_work_counted_per_slice_is_each_storages_own_comparisons(policy):
+    """The insert and extract comparisons recorded per slice add up, slice by slice, to the
+    comparisons its storage counted itself (the two-choice refills included)."""
+    rng = np.random.default_rng(2)
+    s = Slices(lambda i: make_storage("heap", count_comparisons=True), 3, policy=policy)
+    s.push_many(_pairs(rng, 600, "a"))
+    for k in range(5):
+        s.pop_top(60)
+        s.push_many(_pairs(rng, 60, f"b{k}-"))
+    for q, storage in enumerate(s.slices):
+        counted = (sum(step[q] for step in s.insert.comparisons)
+                   + sum(step[q] for step in s.extract.comparisons))
+        assert counted == storage.comparisons > 0

@@ -88,3 +88,11 @@ def test_an_empty_answer_is_true_at_some_instant_of_the_scan():
     # At no instant of this get was the frontier empty: "early" left only after "late" came.
     assert f.get(timeout=0) == "late"
     assert not first.urls and not second.urls
+
+
+def test_a_batch_is_one_lock_acquisition_and_each_single_put_one():
+    f = SlicedFrontier()
+    f.put_many([(f"http://a.test/{i}", 0.0) for i in range(5)])
+    assert (f.stats.puts, f.stats.lock_acquisitions) == (5, 1)
+    f.put("http://a.test/x")
+    assert (f.stats.puts, f.stats.lock_acquisitions) == (6, 2)

@@ -46,3 +46,15 @@ def test_racy_claims_are_counted_exactly_claims_equal_urls_plus_races():
     assert visited.races == THREADS - 1  # ... and every duplicate claim was caught
     assert won.count(True) == len(visited) + visited.races
 
+
+
+def test_a_racy_claim_outside_the_window_is_refused_and_no_race():
+    """Racy only inside its window: a URL already seen is refused, by any thread."""
+    visited = RacyVisitedSet()
+    assert visited.claim("http://a.test/x") is True
+    assert visited.claim("http://a.test/x") is False
+    other: list[bool] = []
+    t = threading.Thread(target=lambda: other.append(visited.claim("http://a.test/x")))
+    t.start()
+    t.join(timeout=10)
+    assert other == [False] and len(visited) == 1 and visited.races == 0

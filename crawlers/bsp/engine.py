@@ -240,7 +240,8 @@ class Worker:
         self.on_gather = on_gather
         self.snapshot_extra = snapshot_extra
         # With a journal: URLs put into the frontier (or spill) and not yet taken, with their
-        # last priority -- the frontier's contents, as a snapshot needs them
+        # last priority, in the order they were last put -- the frontier's contents, as a
+        # snapshot needs them (re-put in that order, equal priorities keep their FIFO order)
         self.queued: dict[str, float] = {}
         cls = frontier_pkg.info(settings.frontier)
         self.frontier = (frontier_pkg.create(settings.frontier, capacity=settings.capacity)
@@ -262,7 +263,9 @@ class Worker:
         if not pairs:
             return
         if self.s.state is not None:  # only a journal needs the frontier's contents
-            self.queued.update(pairs)
+            for url, p in pairs:  # in order of their last insertion: FIFO ties survive a resume
+                self.queued.pop(url, None)
+                self.queued[url] = p
         f = self.frontier
         if f.bounded:
             room = max(0, f.capacity - len(f))
@@ -309,13 +312,17 @@ class Worker:
 
     # -- one superstep ----------------------------------------------------------------------
 
-    def _cap(self, total_fetched: int) -> int:
-        """Pages this worker may fetch now: R, or its share of what is left of the budget."""
+    def _cap(self, total_fetched: int, superstep: int) -> int:
+        """Pages this worker may fetch now: R, or its share of what is left of the budget.
+        The shares sum to what is left; the remainder's extra pages go to other workers each
+        superstep (round the alive list), so a worker with URLs gets one within ``n``
+        supersteps: given always to the same workers, the last page of a budget could fall to
+        a worker with nothing left to fetch, for ever (a livelock)."""
         if self.s.max_pages is None:
             return self.s.R
         left = max(0, self.s.max_pages - total_fetched)
         n = len(self.alive)
-        i = self.alive.index(self.rank)
+        i = (self.alive.index(self.rank) - superstep) % n
         return min(self.s.R, left // n + (1 if i < left % n else 0))
 
     def _fetch_all(self, pool: ThreadPoolExecutor, urls: list[str]) -> list[FetchResult]:
@@ -438,7 +445,7 @@ class Worker:
                                   received_from=[0] * self.size)
                 t0 = time.perf_counter()
                 self._refill()
-                urls = self._extract(self._cap(total_fetched))
+                urls = self._extract(self._cap(total_fetched, superstep))
                 if intents >= 0 and urls:
                     os.write(intents, "".join(u + "\n" for u in urls).encode())
                 if journal is not None:
