@@ -301,12 +301,21 @@ def names() -> list[str]:
 
 
 def info(name: str) -> type:
-    """The frontier class registered under ``name`` (:class:`UnknownFrontier` if none)."""
+    """The frontier class registered under ``name`` (:class:`UnknownFrontier` if none).
+
+    A ``name`` with a ``:`` is a class the user wrote, ``FILE.py:CLASS``: it is loaded,
+    checked and registered by :func:`frontier.userclass.load_spec` (once)."""
     try:
         return _REGISTRY[name]
     except KeyError:
-        valid = ", ".join(_REGISTRY)
-        raise UnknownFrontier(f"unknown frontier {name!r}; valid names: {valid}") from None
+        pass
+    if isinstance(name, str) and ":" in name:
+        from frontier.userclass import load_spec
+
+        return _REGISTRY[load_spec(name)]
+    valid = ", ".join(_REGISTRY)
+    raise UnknownFrontier(f"unknown frontier {name!r}; valid names: {valid} "
+                          "(or your own class as FILE.py:CLASS)")
 
 
 def create(name: str, **options: object) -> Frontier:

@@ -53,8 +53,8 @@ from typing import Any
 from crawlers.args import OneLineParser
 
 __all__ = [
-    "Lab", "LabError", "SOURCES", "commit", "free_threaded_build", "gil_enabled", "lab_modules",
-    "provenance_problems",
+    "Lab", "LabError", "SOURCES", "add_frontier_flag", "commit", "free_threaded_build",
+    "frontier_names", "gil_enabled", "lab_modules", "provenance_problems",
     "machine", "machine_line", "run_lab", "series", "spread", "summarize",
 ]
 
@@ -302,6 +302,27 @@ class Lab:
         """Print the elapsed time; returns 0 for ``main`` to return."""
         print(f"# {self.name} done in {time.perf_counter() - self.started:.1f} s")
         return 0
+
+
+# -- the frontiers a lab measures ---------------------------------------------------------------
+
+
+def add_frontier_flag(parser: argparse.ArgumentParser, default: str) -> None:
+    """The ``--frontier`` flag of a lab that measures frontiers: repeatable, a registered name
+    or the student's own class as ``FILE.py:CLASS``; ``default`` says what runs without it."""
+    parser.add_argument(
+        "--frontier", action="append", metavar="NAME",
+        help=f"measure this frontier (repeatable; default: {default}): a name from `crawlab "
+        "frontiers`, or your own class as FILE.py:CLASS")
+
+
+def frontier_names(chosen: Sequence[str] | None, default: Iterable[str]) -> list[str]:
+    """The registered names of the frontiers ``--frontier`` chose (``default`` when none):
+    each ``FILE.py:CLASS`` is loaded, checked and registered (:mod:`frontier.userclass`), and
+    an unknown name or a bad class is one line (a ``ValueError``) before any work."""
+    from frontier.userclass import resolve
+
+    return [resolve(name) for name in (chosen or default)]
 
 
 # -- provenance check ---------------------------------------------------------------------------

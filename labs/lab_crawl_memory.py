@@ -33,7 +33,7 @@ from collections.abc import Callable
 import frontier
 from crawlers.crawl.visited import RacyVisitedSet, VisitedSet
 from labs.crawlbench import make_frontier
-from labs.harness import Lab
+from labs.harness import Lab, add_frontier_flag, frontier_names
 
 TARGET = 150  # bytes per URL of the visited set at 10^6 URLs
 
@@ -110,13 +110,10 @@ def measure(name: str, kind: str, build, urls: list[str], keeps_strings: bool,
 
 def main(argv=None) -> int:
     def extra(parser):
-        parser.add_argument("--frontier", action="append", metavar="NAME",
-                            help="frontiers to measure (repeatable; default: all)")
+        add_frontier_flag(parser, "all")
 
     lab = Lab("crawl-memory", __doc__, argv, extra)
-    names = lab.args.frontier or frontier.names()
-    for name in names:
-        frontier.info(name)
+    names = frontier_names(lab.args.frontier, frontier.names())
     sizes = (10**5, 10**6)
     frontier_sizes = (10**5,) if lab.quick else sizes
     rows = []

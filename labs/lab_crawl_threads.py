@@ -27,15 +27,14 @@ import statistics
 import frontier
 from crawlers.args import positive_int
 from labs.crawlbench import cpu_ceiling, make_web, sim_crawl, steady_rate, summary
-from labs.harness import Lab, gil_enabled, series
+from labs.harness import Lab, add_frontier_flag, frontier_names, gil_enabled, series
 
 QUICK_FRONTIERS = ("unsynchronized", "lockfree", "semaphore", "monitor", "fine")
 
 
 def _flags(parser) -> None:
     parser.add_argument("--latency", type=float, default=0.02, help="mean latency L (s)")
-    parser.add_argument("--frontier", action="append", metavar="NAME",
-                        help="frontiers to measure (repeatable; default: all, or five in --quick)")
+    add_frontier_flag(parser, "all, or five in --quick")
     parser.add_argument("--runs", type=positive_int, default=None,
                         help="crawls per point of the zero-latency panel, the same for every "
                         "frontier (default: 1 in --quick, 3)")
@@ -46,9 +45,8 @@ def main(argv=None) -> int:
     latency = lab.args.latency
     if not latency > 0:
         raise ValueError(f"latency must be positive, got {latency}")
-    names = lab.args.frontier or (QUICK_FRONTIERS if lab.quick else frontier.names())
-    for name in names:
-        frontier.info(name)
+    names = frontier_names(lab.args.frontier,
+                           QUICK_FRONTIERS if lab.quick else frontier.names())
     threads = (1, 4, 16, 64) if lab.quick else (1, 2, 4, 8, 16, 32, 64)
     seconds = 1.5 if lab.quick else 3.0  # the paper's slice was 3 s
     warmup = 0.25  # excluded from the steady-state rate (the CSV has both)

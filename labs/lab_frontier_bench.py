@@ -25,7 +25,7 @@ from collections import deque
 
 import frontier
 from frontier.contract import check_capacity
-from labs.harness import Lab, gil_enabled, series, summarize
+from labs.harness import Lab, add_frontier_flag, frontier_names, gil_enabled, series, summarize
 
 THREADS = (1, 2, 4, 8, 16)
 PRIVATE = "deque per thread"  # nothing shared: the machine's own ceiling
@@ -110,10 +110,7 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30) -> dict
 
 
 def _flags(parser) -> None:
-    parser.add_argument(
-        "--frontier", action="append", metavar="NAME",
-        help="measure only this frontier (repeatable; default: all, see `crawlab frontiers`)",
-    )
+    add_frontier_flag(parser, "all the registered ones")
     parser.add_argument(
         "--capacity", type=int, default=frontier.DEFAULT_CAPACITY,
         help="capacity of the bounded frontiers and of queue.Queue (default: 30)",
@@ -126,9 +123,7 @@ def _flags(parser) -> None:
 
 def main(argv=None) -> int:
     lab = Lab("frontier-bench", __doc__, argv, extra=_flags)
-    chosen = lab.args.frontier or frontier.names()
-    for name in chosen:
-        frontier.info(name)  # UnknownFrontier (one line, exit 2) before any work
+    chosen = frontier_names(lab.args.frontier, frontier.names())
     capacity = check_capacity(lab.args.capacity)
     thread_counts = sorted(set(lab.args.threads or THREADS))
     if thread_counts[0] < 1:

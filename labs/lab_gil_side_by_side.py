@@ -29,7 +29,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from labs.harness import Lab, LabError
+from labs.harness import Lab, LabError, add_frontier_flag, frontier_names
 from labs.lab_frontier_bench import GOALS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,7 +86,7 @@ def worker() -> None:
 
 
 def _bench_round(python, free_threaded, cells, seconds) -> list[float]:
-    spec = json.dumps([[f, t, seconds] for f, t in cells])
+    spec = json.dumps([[_spec(f), t, seconds] for f, t in cells])
     code = "from labs.lab_gil_side_by_side import worker; worker()"
     out = subprocess.run([python, "-c", code, spec], env=_env(free_threaded), cwd=ROOT,
                          capture_output=True, text=True, timeout=600)
@@ -95,9 +95,16 @@ def _bench_round(python, free_threaded, cells, seconds) -> list[float]:
     return json.loads(out.stdout.splitlines()[-1])
 
 
+def _spec(name: str) -> str:
+    """What to hand the child interpreter: a student's class as its FILE.py:CLASS."""
+    from frontier.userclass import spec_of
+
+    return spec_of(name) or name
+
+
 def _crawl(python, free_threaded, frontier, threads, seconds, pages) -> float:
     cmd = [python, "-m", "crawlers", "crawl", "--sim", "--latency", "0", "--json",
-           "--frontier", frontier, "--threads", str(threads), "--seconds", str(seconds),
+           "--frontier", _spec(frontier), "--threads", str(threads), "--seconds", str(seconds),
            "--pages", str(pages)]
     out = subprocess.run(cmd, env=_env(free_threaded), cwd=ROOT, capture_output=True,
                          text=True, timeout=600)
@@ -124,10 +131,7 @@ def _flags(parser) -> None:
         "--gil-python", metavar="PATH", default=sys.executable,
         help="an interpreter with the GIL (default: the one running this lab)",
     )
-    parser.add_argument(
-        "--frontier", action="append", metavar="NAME",
-        help=f"frontiers to compare (repeatable; default: {' '.join(FRONTIERS)})",
-    )
+    add_frontier_flag(parser, " ".join(FRONTIERS))
     parser.add_argument(
         "--repeats", type=int, default=None,
         help="runs per cell and interpreter (default: 3 quick, 5 full)",
@@ -159,11 +163,7 @@ def ratio_rows(rows: list[dict]) -> list[dict]:
 
 def main(argv=None) -> int:
     lab = Lab("gil-side-by-side", __doc__, argv, extra=_flags)
-    import frontier
-
-    chosen = lab.args.frontier or list(FRONTIERS)
-    for name in chosen:
-        frontier.info(name)  # unknown frontier: one line, exit 2
+    chosen = frontier_names(lab.args.frontier, FRONTIERS)  # bad ones: one line, exit 2
     repeats = lab.args.repeats if lab.args.repeats is not None else (3 if lab.quick else 5)
     if repeats < 1:
         raise LabError(f"--repeats must be at least 1, got {repeats}")

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from crawlers.args import EXIT_USAGE, OneLineParser
 from crawlers.cli import bsp, crawl, explore, frontiers, lab, linearize, partition, serve
+from crawlers.cli.userfrontier import install_source_check, resolve_frontier_argument
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -72,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
+        install_source_check()  # a student's FILE.py:CLASS is checked before it is imported
+        resolve_frontier_argument(args)
         return int(args.run(args) or 0)
     except (LabError, frontier.UnknownFrontier, ValueError) as exc:
         print(f"crawlab {args.command}: error: {exc}", file=sys.stderr)
