@@ -35,6 +35,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from frontier import contract
 from frontier.contract import UnknownFrontier, info, names, register
 
 __all__ = ["BadFrontierSpec", "is_spec", "load_spec", "resolve", "set_source_check", "spec_of"]
@@ -194,3 +195,6 @@ def _check_contract(spec: str, cls: object) -> None:
     if not hasattr(cls, "closed"):
         raise BadFrontierSpec(f"{spec}: the class has no 'closed' property "
                               "(see frontier.contract.Frontier)")
+
+
+contract._spec_loader = load_spec  # frontier.info(FILE.py:CLASS) loads through here
