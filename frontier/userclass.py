@@ -38,7 +38,8 @@ from pathlib import Path
 from frontier import contract
 from frontier.contract import UnknownFrontier, info, names, register
 
-__all__ = ["BadFrontierSpec", "is_spec", "load_spec", "resolve", "set_source_check", "spec_of"]
+__all__ = ["BadFrontierSpec", "blame", "is_spec", "load_spec", "resolve", "set_source_check",
+           "spec_of"]
 
 ATTRIBUTES = {"name": str, "description": str, "ordering": str, "correct": bool, "bounded": bool}
 ORDERINGS = ("fifo", "priority")
@@ -61,6 +62,7 @@ class BadFrontierSpec(UnknownFrontier):
 _lock = threading.Lock()
 _loaded: dict[tuple[str, str], str] = {}  # (resolved file or module, class) -> registered name
 _specs: dict[str, str] = {}  # registered name -> the absolute spec it was loaded from
+_files: set[str] = set()  # the resolved paths of the files loaded
 _source_check: Callable[[Path], list[str]] | None = None
 
 
@@ -115,7 +117,36 @@ def load_spec(spec: str) -> str:
         register(cls)
         _loaded[key] = cls.name
         _specs[cls.name] = f"{key[0]}:{attr}"
+        if is_file:
+            _files.add(key[0])
         return cls.name
+
+
+def blame(exc: BaseException) -> str | None:
+    """``FILE:LINE: Error: message`` when ``exc`` was raised in a file loaded here (the
+    innermost such frame of its traceback, or of the exception it was raised from); ``None``
+    when the user's code is not where it went wrong."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        tb, where = exc.__traceback__, None
+        while tb is not None:
+            name = tb.tb_frame.f_code.co_filename
+            if name in _files or (name.endswith(".py") and str(Path(name).resolve()) in _files):
+                where = f"{_shown(name)}:{tb.tb_lineno}"
+            tb = tb.tb_next
+        if where:
+            return f"{where}: {_one_line(exc)}"
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _shown(path: str) -> str:
+    """``path`` relative to the working directory when it is under it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return path
 
 
 def _one_line(exc: BaseException) -> str:

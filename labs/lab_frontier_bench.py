@@ -56,8 +56,18 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30) -> dict
     stop = threading.Event()
     counts = [0] * threads
     timeouts = [0] * threads
+    errors: list[BaseException] = []  # a frontier that raised in a thread (a student's)
 
     def worker(i: int) -> None:
+        try:
+            pairs(i)
+        except BaseException as exc:
+            errors.append(exc)
+            stop.set()
+            if hasattr(q, "close"):
+                q.close()  # wakes the threads blocked in get()
+
+    def pairs(i: int) -> None:
         if q is None:  # PRIVATE: a deque of this thread's own
             mine = deque()
             put, get = mine.append, mine.popleft
@@ -94,6 +104,8 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30) -> dict
     for t in pool:
         t.join(timeout=30)
     elapsed = time.perf_counter() - t0
+    if errors:
+        raise errors[0]  # with its traceback: crawlab says where, in one line
     if any(t.is_alive() for t in pool):
         raise RuntimeError(f"{name} with {threads} threads did not finish: a deadlock?")
     row = {

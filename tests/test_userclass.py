@@ -242,3 +242,21 @@ def test_every_lab_that_takes_frontiers_takes_a_file(lab, tmp_path, capsys):
                  f"{path}:Good"]) == 2
     err = capsys.readouterr().err
     assert "has no method get_many()" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("command", [
+    ["crawl", "--sim", "--max-pages", "20", "--frontier"],
+    ["lab", "frontier-bench", "--quick", "--no-plot", "--threads", "2", "--frontier"],
+])
+def test_a_frontier_that_raises_is_reported_where_it_raised(command, tmp_path, capsys):
+    """An unfinished put (the starter files raise NotImplementedError) in the main thread or a
+    benchmark thread: one line naming the student's file and line, exit status 1."""
+    text = GOOD.format(name="x-unfinished").replace(
+        "        self._urls.append(url)", "        raise NotImplementedError('write put')")
+    path = write(tmp_path, text)
+    line = text.splitlines().index("        raise NotImplementedError('write put')") + 1
+    out = ["--out", str(tmp_path)] if command[0] == "lab" else []
+    assert main([*command, f"{path}:Good", *out]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith(f"your frontier failed at {path}:{line}: "
+                            "NotImplementedError: write put"), err

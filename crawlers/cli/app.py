@@ -82,3 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"crawlab {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # the student's frontier failed: say where, in one line
+        where = frontier.userclass.blame(exc)
+        if where is None:
+            raise
+        print(f"crawlab {args.command}: your frontier failed at {where}", file=sys.stderr)
+        return 1
