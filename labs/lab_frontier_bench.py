@@ -26,6 +26,7 @@ from collections import deque
 import frontier
 from frontier.contract import check_capacity
 from labs.harness import Lab, add_frontier_flag, frontier_names, gil_enabled, series, summarize
+from labs.plotstyle import runs_note
 
 THREADS = (1, 2, 4, 8, 16)
 PRIVATE = "deque per thread"  # nothing shared: the machine's own ceiling
@@ -169,21 +170,17 @@ def main(argv=None) -> int:
     scaling(lab, rows, names)
 
     fig, (ax, rax) = lab.figure(
-        f"Frontier put+get throughput (median of {repeats}, min-max)", "threads",
-        "put+get pairs per second (log)", ncols=2)
+        f"Frontier put+get throughput ({runs_note([repeats])})", "threads",
+        "put+get pairs per second (log)", ncols=2, size=(10.5, 4.8))
     rax.set_ylabel("ratio against queue.Queue, same round (log)")
-
-    def style(name):
-        return {"ls": "--" if name in BASELINES else "-"}
-
-    series(ax, rows, "threads", "pairs_per_second", "frontier", order=names, style=style)
-    series(rax, rows, "threads", "ratio_vs_queue", "frontier", order=names, style=style)
+    series(ax, rows, "threads", "pairs_per_second", "frontier", order=names)
+    series(rax, rows, "threads", "ratio_vs_queue", "frontier", order=names)
     for a in (ax, rax):
         a.set_xscale("log", base=2)
         a.set_yscale("log")
         a.set_xticks(thread_counts, [str(t) for t in thread_counts])
     rax.axhline(1.0, color="0.3", linewidth=0.8)
-    ax.legend(fontsize=7, ncols=2)
+    rax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)  # beside
     lab.save(fig)
     return lab.done()
 
