@@ -464,6 +464,68 @@ def _more_or_fewer(rows: Rows) -> str:
     return "more" if hp > site else "fewer" if hp < site else "as many"
 
 
+FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread")
+
+
+def _ft_gainers(rows: Rows) -> str:
+    """The frontiers whose median 2-thread over 1-thread ratio is above 1, or a verdict that
+    none is: the shape the free-threaded page describes, from the scaling CSV."""
+    mine = [r for r in rows if r["frontier"] not in FT_BASELINES]
+    up = sorted((r for r in mine if float(r["median"]) > 1.0), key=lambda r: -float(r["median"]))
+    if not up:
+        best = max(mine, key=lambda r: float(r["median"]))
+        return (f"no frontier gains from the second thread: every one of the {len(mine)} is "
+                f"below 1x, the best ``{best['frontier']}`` at {_f(float(best['median']))}x")
+    named = ", ".join(f"``{r['frontier']}`` ({_f(float(r['median']))}x)" for r in up)
+    return (f"{len(up)} of the {len(mine)} frontiers gain from the second thread, {named}; "
+            f"the other {len(mine) - len(up)} stay at or below 1x")
+
+
+def _ft_row(frontier: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        r = _where(rows, frontier=frontier)[0]
+        return (f"{_f(float(r['median']))}x (median of {r['rounds']} rounds, "
+                f"{_f(float(r['min']))}-{_f(float(r['max']))}x, {r['date'][:10]})")
+    return value
+
+
+def _gil_scaling(workload: str) -> Callable[[Rows], str]:
+    """Without the GIL, 2 threads over 1 for ``workload``: which frontiers gain, with the
+    range of the ratio (a shape sentence, from ratios.csv)."""
+    def value(rows: Rows) -> str:
+        mine = _where(rows, workload=workload, interpreter="free-threaded")
+        xs = [float(r["t2_over_t1"]) for r in mine]
+        up = sum(x > 1.0 for x in xs)
+        who = ("every frontier" if up == len(xs) else "no frontier" if up == 0
+               else f"{up} of the {len(xs)} frontiers")
+        return f"{who} ({_range(xs)}x, 2 threads over 1)"
+    return value
+
+
+def _gil_vs_t1(workload: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        return _range([float(r["vs_gil_at_t1"]) for r in
+                       _where(rows, workload=workload, interpreter="free-threaded")]) + "x"
+    return value
+
+
+def _gil_crawl_beats(rows: Rows) -> str:
+    """For how many frontiers the free-threaded crawl at 2 threads beats the GIL build's best
+    thread count (medians, gil-side-by-side.csv)."""
+    crawl = _where(rows, workload="crawl")
+    names = sorted({r["frontier"] for r in crawl})
+    beats = [f for f in names
+             if _median(crawl, "median", frontier=f, interpreter="free-threaded", threads="2")
+             > max(float(r["median"]) for r in _where(crawl, frontier=f, interpreter="gil"))]
+    return ("for every frontier" if len(beats) == len(names)
+            else f"for {len(beats)} of the {len(names)} frontiers")
+
+
+def _gil_lf(rows: Rows) -> str:
+    r = _where(rows, workload="bench", frontier="lockfree", interpreter="free-threaded")[0]
+    return f"{_f(float(r['t2_over_t1']))}x"
+
+
 NUMBERS = [
     Number("part_intra", "partition", "partition",
            _cell("intra_site_percent", 1, unit=" %", web="topical", K="4", method="site-hash"),
@@ -616,6 +678,29 @@ NUMBERS = [
            "bs4 system CPU s, 16 threads"),
     Number("cp_scrapy_rate", "crawl-parsers", "crawl-parsers",
            _cp("scrapy", "16", "pages_per_s", 0), "Scrapy pages/s, 16 in flight, over rounds"),
+    Number("ft_gainers", "free-threaded/frontier-bench", "scaling", _ft_gainers,
+           "which frontiers gain at 2 threads without the GIL, first session"),
+    Number("ft_gainers_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
+           _ft_gainers, "the same, a later session's machine"),
+    Number("ft_ceiling_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
+           _ft_row("deque per thread"), "the share-nothing baseline, later machine"),
+    Number("ft_lf", "free-threaded/frontier-bench", "scaling", _ft_row("lockfree"),
+           "lockfree 2 threads / 1, no GIL, first session"),
+    Number("ft_lf_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
+           _ft_row("lockfree"), "lockfree 2 threads / 1, no GIL, later machine"),
+    Number("gil_lf", "gil-side-by-side", "ratios", _gil_lf,
+           "lockfree 2 threads / 1 without the GIL, put+get, in the side-by-side lab"),
+    Number("gil_crawl_gain", "gil-side-by-side", "ratios", _gil_scaling("crawl"),
+           "which frontiers' crawls gain at 2 threads without the GIL"),
+    Number("gil_bench_vs_t1", "gil-side-by-side", "ratios", _gil_vs_t1("bench"),
+           "free-threaded over GIL at 1 thread, put+get pairs, range over frontiers"),
+    Number("gil_crawl_beats", "gil-side-by-side", "gil-side-by-side", _gil_crawl_beats,
+           "frontiers whose free-threaded 2-thread crawl beats the GIL build's best"),
+    Number("gil_lf_runs", "gil-side-by-side", "gil-side-by-side",
+           _cell("runs", -1, workload="bench", frontier="lockfree", interpreter="free-threaded",
+                 threads="2"), "runs per cell of the side-by-side lab"),
+    Number("gil_date", "gil-side-by-side", "gil-side-by-side",
+           lambda rows: rows[0]["date"][:10], "the side-by-side lab's date"),
     Number("cp_scrapy_over_lxml_cpu", "crawl-parsers", "crawl-parsers",
            lambda rows: _f(_median(rows, "cpu_ms_per_page", parser="scrapy", threads="16")
                            / _median(rows, "cpu_ms_per_page", parser="lxml", threads="16"), 1),
