@@ -452,6 +452,24 @@ def _ct_bound(rows: Rows) -> str:
     return _range([float(r["of_bound"]) for r in rows if r["frontier"] != "unsynchronized"])
 
 
+def _ct_bound_shape(rows: Rows) -> str:
+    """The zero-latency panel in words: per robot count above one, each frontier's median rate
+    over its own one-robot median (``vs_one_robot``), as a range with the frontiers at its ends,
+    and whether every frontier fell below its one-robot rate."""
+    counts = sorted({int(r["threads"]) for r in rows} - {1})
+    parts = []
+    for t in counts:
+        names = sorted({r["frontier"] for r in rows})
+        ratio = {n: _median(rows, "vs_one_robot", frontier=n, threads=str(t)) for n in names}
+        lo, hi = min(ratio, key=ratio.get), max(ratio, key=ratio.get)
+        below = sum(v < 1.0 for v in ratio.values())
+        verdict = ("every frontier below its one-robot rate" if below == len(names)
+                   else "none below" if below == 0 else f"{below} of {len(names)} below")
+        parts.append(f"with {t} robots from {_f(ratio[lo])}x (``{lo}``) to {_f(ratio[hi])}x "
+                     f"(``{hi}``), {verdict}")
+    return "; ".join(parts)
+
+
 def _fb_range(names: tuple[str, ...]) -> Callable[[Rows], str]:
     def value(rows: Rows) -> str:
         return _range([_median(rows, "ratio_vs_queue", frontier=n, threads="1") for n in names])
@@ -746,6 +764,13 @@ NUMBERS = [
     Number("ct_knee", "crawl-threads", "crawl-threads",
            lambda rows: f"{0.001 * _ceiling(rows):.0f}",
            "robots where T/L passes the ceiling at L = 1 ms"),
+    Number("ct_bound_shape", "crawl-threads", "frontier-bound", _ct_bound_shape,
+           "the zero-latency panel: each frontier's rate over its one-robot rate"),
+    Number("ct_bound_runs", "crawl-threads", "frontier-bound",
+           lambda rows: str(len({r["run"] for r in rows})), "crawls per point, zero latency"),
+    Number("ct_of_bound_all", "crawl-threads", "crawl-threads",
+           lambda rows: _range([float(r["of_bound"]) for r in rows]),
+           "of_bound over every frontier and robot count, the I/O-bound panel"),
     Number("ct_of_bound", "crawl-threads", "crawl-threads", _ct_bound,
            "steady rate over min(T/L, ceiling), correct frontiers"),
     Number("fb_fast_range", "frontier-bench", "frontier-bench",

@@ -297,12 +297,39 @@ class Lab:
         print(f"# wrote {path}")
         return path
 
+    def interpreter(self) -> str:
+        """The interpreter of this run's stamp and its GIL state, e.g. ``CPython 3.11.7 · GIL
+        on`` (after :meth:`stamp_from`, the one that measured the rows)."""
+        m = self.machine
+        return interpreter_line(m["implementation"], m["python"], bool(m.get("free_threaded")),
+                                bool(m["gil"]))
+
+    def read_csv(self, path: Path) -> list[dict[str, Any]]:
+        """Rows a lab wrote, read back for a figure: numbers as ``int``/``float``, ``True`` and
+        ``False`` as booleans, the rest as text; :class:`LabError` when unreadable."""
+        def value(text: str) -> Any:
+            if text in ("True", "False"):
+                return text == "True"
+            for kind in (int, float):
+                try:
+                    return kind(text)
+                except ValueError:
+                    pass
+            return text
+
+        try:
+            with open(path, newline="") as f:
+                return [{k: value(v) for k, v in row.items()} for row in csv.DictReader(f)]
+        except OSError as exc:
+            raise LabError(f"cannot read {path}: {exc.strerror}") from None
+
     def stamp_from(self, row: Mapping[str, str]) -> None:
         """Stamp this run's figures with the machine, date and commit of a measured CSV row
         (a figure redrawn from committed numbers says where *they* were measured)."""
         m = {k[len("machine_"):]: v for k, v in row.items() if k.startswith("machine_")}
         for key in ("free_threaded", "gil"):
             m[key] = str(m.get(key)) == "True"
+        m = {k: str(v) if k in ("python", "os", "cpu") else v for k, v in m.items()}
         self.machine = {**self.machine, **m}
         self.date, self.commit = row.get("date") or self.date, row.get("commit") or self.commit
 

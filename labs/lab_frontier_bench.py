@@ -22,10 +22,19 @@ import statistics
 import threading
 import time
 from collections import deque
+from pathlib import Path
 
 import frontier
 from frontier.contract import check_capacity
-from labs.harness import Lab, add_frontier_flag, frontier_names, gil_enabled, series, summarize
+from labs.harness import (
+    Lab,
+    LabError,
+    add_frontier_flag,
+    frontier_names,
+    gil_enabled,
+    series,
+    summarize,
+)
 from labs.plotstyle import runs_note
 
 THREADS = (1, 2, 4, 8, 16)
@@ -124,6 +133,9 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30) -> dict
 
 def _flags(parser) -> None:
     add_frontier_flag(parser, "all the registered ones")
+    parser.add_argument("--from-csv", type=Path, metavar="CSV",
+                        help="measure nothing: draw the figure again from this lab's CSV "
+                        "(stamped with its machine, date and commit)")
     parser.add_argument(
         "--capacity", type=int, default=frontier.DEFAULT_CAPACITY,
         help="capacity of the bounded frontiers and of queue.Queue (default: 30)",
@@ -136,6 +148,8 @@ def _flags(parser) -> None:
 
 def main(argv=None) -> int:
     lab = Lab("frontier-bench", __doc__, argv, extra=_flags)
+    if lab.args.from_csv is not None:
+        return _replot(lab, lab.args.from_csv)
     chosen = frontier_names(lab.args.frontier, frontier.names())
     capacity = check_capacity(lab.args.capacity)
     thread_counts = sorted(set(lab.args.threads or THREADS))
@@ -169,8 +183,16 @@ def main(argv=None) -> int:
     lab.table(table)
     scaling(lab, rows, names)
 
+    _plot(lab, rows, names)
+    return lab.done()
+
+
+def _plot(lab: Lab, rows: list[dict], names: list[str]) -> None:
+    """Rates and ratios against queue.Queue, one line per frontier, legend beside the axes."""
+    thread_counts = sorted({r["threads"] for r in rows})
+    repeats = sorted({len({r["repeat"] for r in rows if r["frontier"] == n}) for n in names})
     fig, (ax, rax) = lab.figure(
-        f"Frontier put+get throughput ({runs_note([repeats])})", "threads",
+        f"Frontier put+get throughput ({runs_note(repeats)})", "threads",
         "put+get pairs per second (log)", ncols=2, size=(10.5, 4.8))
     rax.set_ylabel("ratio against queue.Queue, same round (log)")
     series(ax, rows, "threads", "pairs_per_second", "frontier", order=names)
@@ -182,6 +204,15 @@ def main(argv=None) -> int:
     rax.axhline(1.0, color="0.3", linewidth=0.8)
     rax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)  # beside
     lab.save(fig)
+
+
+def _replot(lab: Lab, path: Path) -> int:
+    """Draw the figure again from ``path`` (this lab's CSV), stamped with its machine."""
+    rows = lab.read_csv(path)
+    if not rows or "ratio_vs_queue" not in rows[0]:
+        raise LabError(f"--from-csv: {path} is not a frontier-bench CSV")
+    lab.stamp_from({k: str(v) for k, v in rows[0].items()})
+    _plot(lab, rows, list(dict.fromkeys(r["frontier"] for r in rows)))
     return lab.done()
 
 
