@@ -470,6 +470,18 @@ def _ct_bound_shape(rows: Rows) -> str:
     return "; ".join(parts)
 
 
+def _fb_over(a: str, b: str, one: bool = False) -> Callable[[Rows], str]:
+    """frontier-bench: ``a``'s median rate over ``b``'s, at one thread (``one``) or as the
+    range over the thread counts above one."""
+    def value(rows: Rows) -> str:
+        counts = sorted({int(r["threads"]) for r in rows})
+        ts = [1] if one else [t for t in counts if t > 1]
+        xs = [_median(rows, "pairs_per_second", frontier=a, threads=str(t))
+              / _median(rows, "pairs_per_second", frontier=b, threads=str(t)) for t in ts]
+        return (_f(xs[0]) if one else _range(xs)) + "x"
+    return value
+
+
 def _fb_range(names: tuple[str, ...]) -> Callable[[Rows], str]:
     def value(rows: Rows) -> str:
         return _range([_median(rows, "ratio_vs_queue", frontier=n, threads="1") for n in names])
@@ -764,6 +776,12 @@ NUMBERS = [
     Number("ct_knee", "crawl-threads", "crawl-threads",
            lambda rows: f"{0.001 * _ceiling(rows):.0f}",
            "robots where T/L passes the ceiling at L = 1 ms"),
+    Number("fb_fine_coarse", "frontier-bench", "frontier-bench", _fb_over("fine", "coarse"),
+           "fine over coarse, 2 threads and more"),
+    Number("fb_fine_coarse_1", "frontier-bench", "frontier-bench",
+           _fb_over("fine", "coarse", one=True), "fine over coarse, one thread"),
+    Number("fb_lf_monitor", "frontier-bench", "frontier-bench", _fb_over("lockfree", "monitor"),
+           "lockfree over monitor, 2 threads and more"),
     Number("ct_bound_shape", "crawl-threads", "frontier-bound", _ct_bound_shape,
            "the zero-latency panel: each frontier's rate over its one-robot rate"),
     Number("ct_bound_runs", "crawl-threads", "frontier-bound",
