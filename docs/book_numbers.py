@@ -470,6 +470,37 @@ def _ct_bound_shape(rows: Rows) -> str:
     return "; ".join(parts)
 
 
+def _cr_count(frontier: str) -> Callable[[Rows], str]:
+    """crawl-races: what ``frontier`` fetched twice and never fetched over all its crawls."""
+    def value(rows: Rows) -> str:
+        mine = _where(rows, frontier=frontier)
+        twice = [int(r["fetched_twice"]) for r in mine]
+        never = [int(r["never_fetched"]) for r in mine]
+        if not any(twice) and not any(never):
+            return f"fetched no page twice and lost none, in each of its {len(mine)} crawls"
+        hit = [r for r in mine if int(r["fetched_twice"]) or int(r["never_fetched"])]
+        return (f"fetched up to {max(twice)} pages twice and never fetched up to {max(never)} "
+                f"(in {len(hit)} of its {len(mine)} crawls, from "
+                f"{min(int(r['threads']) for r in hit)} robots on)")
+    return value
+
+
+def _cr_switch(rows: Rows) -> str:
+    """crawl-races: the forced-switch frontier, by robot count: the largest share of repeated
+    fetches, the most pages never fetched, and how its crawls ended."""
+    mine = _where(rows, frontier="unsynchronized+switch")
+    parts = []
+    for t in sorted({int(r["threads"]) for r in mine}):
+        at = [r for r in mine if int(r["threads"]) == t]
+        share = max(int(r["fetched_twice"]) / max(int(r["pages_fetched"]), 1) for r in at)
+        never = max(int(r["never_fetched"]) for r in at)
+        stalled = sum(r["stopped_by"] == "stalled" for r in at)
+        parts.append(f"{t} robot{'s' if t > 1 else ''}: up to {100 * share:.0f} % of the "
+                     f"fetches repeats, up to {never} pages never fetched, {stalled} of "
+                     f"{len(at)} crawls stalled")
+    return "; ".join(parts)
+
+
 def _fb_over(a: str, b: str, one: bool = False) -> Callable[[Rows], str]:
     """frontier-bench: ``a``'s median rate over ``b``'s, at one thread (``one``) or as the
     range over the thread counts above one."""
@@ -776,6 +807,13 @@ NUMBERS = [
     Number("ct_knee", "crawl-threads", "crawl-threads",
            lambda rows: f"{0.001 * _ceiling(rows):.0f}",
            "robots where T/L passes the ceiling at L = 1 ms"),
+    Number("cr_plain", "crawl-races", "crawl-races", _cr_count("unsynchronized"),
+           "the plain unsynchronized frontier's repeats and losses"),
+    Number("cr_control", "crawl-races", "crawl-races", _cr_count("monitor"),
+           "the locked control's repeats and losses"),
+    Number("cr_switch", "crawl-races", "crawl-races", _cr_switch,
+           "the forced-switch frontier, per robot count"),
+    Number("cr_machine", "crawl-races", "crawl-races", _machine, "the run's machine"),
     Number("fb_fine_coarse", "frontier-bench", "frontier-bench", _fb_over("fine", "coarse"),
            "fine over coarse, 2 threads and more"),
     Number("fb_fine_coarse_1", "frontier-bench", "frontier-bench",
