@@ -470,6 +470,25 @@ def _ct_bound_shape(rows: Rows) -> str:
     return "; ".join(parts)
 
 
+def _mem(structure: str, col: str = "bytes_per_url", urls: str = "1000000"
+         ) -> Callable[[Rows], str]:
+    """crawl-memory: bytes per URL of ``structure`` at ``urls`` URLs, to the byte."""
+    return lambda rows: f"{_one(rows, col, structure=structure, urls=urls):.0f}"
+
+
+def _mem_frontiers(names: tuple[str, ...]) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        xs = [_one(rows, "bytes_per_url", structure=n, urls="100000") for n in names]
+        lo, hi = round(min(xs)), round(max(xs))
+        return f"{lo}" if lo == hi else f"{lo} to {hi}"
+    return value
+
+
+def _mem_target(rows: Rows) -> str:
+    x = _one(rows, "bytes_per_url", structure="VisitedSet (fingerprints)", urls="1000000")
+    return "met" if x <= 150 else "missed"
+
+
 def _cr_count(frontier: str) -> Callable[[Rows], str]:
     """crawl-races: what ``frontier`` fetched twice and never fetched over all its crawls."""
     def value(rows: Rows) -> str:
@@ -807,6 +826,27 @@ NUMBERS = [
     Number("ct_knee", "crawl-threads", "crawl-threads",
            lambda rows: f"{0.001 * _ceiling(rows):.0f}",
            "robots where T/L passes the ceiling at L = 1 ms"),
+    Number("mem_machine", "crawl-memory", "crawl-memory", _machine, "the run's machine"),
+    Number("mem_visited", "crawl-memory", "crawl-memory", _mem("VisitedSet (fingerprints)"),
+           "VisitedSet bytes per URL at 10^6"),
+    Number("mem_target", "crawl-memory", "crawl-memory", _mem_target,
+           "VisitedSet against the 150-byte target"),
+    Number("mem_set", "crawl-memory", "crawl-memory",
+           _mem("set of URL strings", "total_bytes_per_url"), "a set of URL strings, total"),
+    Number("mem_set_own", "crawl-memory", "crawl-memory", _mem("set of URL strings"),
+           "the set's own bytes per URL"),
+    Number("mem_set_str", "crawl-memory", "crawl-memory",
+           _mem("set of URL strings", "string_bytes_per_url"), "the strings' bytes per URL"),
+    Number("mem_racy", "crawl-memory", "crawl-memory", _mem("RacyVisitedSet"),
+           "RacyVisitedSet bytes per URL at 10^6"),
+    Number("mem_ring", "crawl-memory", "crawl-memory",
+           _mem_frontiers(("monitor", "semaphore", "optimistic")), "ring-buffer frontiers"),
+    Number("mem_linked", "crawl-memory", "crawl-memory", _mem_frontiers(("coarse", "fine")),
+           "linked-list frontiers"),
+    Number("mem_heavy", "crawl-memory", "crawl-memory",
+           _mem_frontiers(("heap", "unsynchronized")), "heap and unsynchronized"),
+    Number("mem_str_100k", "crawl-memory", "crawl-memory",
+           _mem("monitor", "string_bytes_per_url", "100000"), "a URL string's bytes"),
     Number("cr_plain", "crawl-races", "crawl-races", _cr_count("unsynchronized"),
            "the plain unsynchronized frontier's repeats and losses"),
     Number("cr_control", "crawl-races", "crawl-races", _cr_count("monitor"),
