@@ -70,3 +70,39 @@ def test_saved_figures_are_readable_and_stamped_with_the_interpreter(tmp_path):
     assert len(stamp) == 1 and "CPython 3.13.1t · GIL off" in stamp[0].get_text()
     assert "GIL on" not in stamp[0].get_text()
     assert min(t.get_fontsize() for t in texts if t not in stamp) >= plotstyle.MIN_FONT
+
+
+@pytest.mark.parametrize("lab, csv_arg", [
+    ("frontier-bench", "frontier-bench/frontier-bench.csv"),
+    ("crawl-threads", "crawl-threads"),
+    ("crawl-capacity", "crawl-capacity/crawl-capacity.csv"),
+    ("gil-side-by-side", "gil-side-by-side/gil-side-by-side.csv"),
+])
+def test_a_committed_figure_is_redrawn_with_the_stamp_of_its_csv(lab, csv_arg, tmp_path,
+                                                                  monkeypatch):
+    """--from-csv measures nothing and stamps the figure with the machine, date and commit of
+    the rows it draws, not with the machine that redraws them."""
+    import csv as csvmod
+
+    import matplotlib.figure
+
+    from labs.harness import run_lab
+
+    results = plotstyle.__file__.rsplit("/labs/", 1)[0] + "/docs/results"
+    path = f"{results}/{csv_arg}"
+    first = path if path.endswith(".csv") else f"{path}/{lab}.csv"
+    with open(first, newline="") as f:
+        row = next(csvmod.DictReader(f))
+    stamps = []
+    real_text = matplotlib.figure.Figure.text
+
+    def text(fig, x, y, s, *args, **kwargs):
+        if "cores" in s:
+            stamps.append(s)
+        return real_text(fig, x, y, s, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "text", text)
+    assert run_lab(lab, ["--from-csv", path, "--out", str(tmp_path)]) == 0
+    assert stamps and all(row["commit"][:10] in s and row["date"][:10] in s for s in stamps)
+    assert all(f"load {row['machine_load_1min']}" in s for s in stamps)
+    assert sorted(p.suffix for p in (tmp_path / lab).iterdir()) == [".png"] * len(stamps)
