@@ -489,6 +489,20 @@ def _mem_target(rows: Rows) -> str:
     return "met" if x <= 150 else "missed"
 
 
+def _dur_top(rows: Rows, mode: str) -> dict[str, str]:
+    """crawl-durability: ``mode``'s row at the most threads measured."""
+    return max(_where(rows, mode=mode), key=lambda r: int(r["threads"]))
+
+
+def _dur(mode: str) -> Callable[[Rows], str]:
+    return lambda rows: _f(float(_dur_top(rows, mode)["of_no_journal"]))
+
+
+def _dur_gain(rows: Rows) -> str:
+    top = float(_dur_top(rows, "per-page")["median_pages_per_second"])
+    return _f(top / _one(rows, "median_pages_per_second", mode="per-page", threads="1"), 1) + "x"
+
+
 def _cr_count(frontier: str) -> Callable[[Rows], str]:
     """crawl-races: what ``frontier`` fetched twice and never fetched over all its crawls."""
     def value(rows: Rows) -> str:
@@ -847,6 +861,17 @@ NUMBERS = [
            _mem_frontiers(("heap", "unsynchronized")), "heap and unsynchronized"),
     Number("mem_str_100k", "crawl-memory", "crawl-memory",
            _mem("monitor", "string_bytes_per_url", "100000"), "a URL string's bytes"),
+    Number("dur_page_1", "crawl-durability", "crawl-durability",
+           _cell("of_no_journal", 2, mode="per-page", threads="1"),
+           "commit per page: share of the journal-free rate, 1 thread"),
+    Number("dur_page_max", "crawl-durability", "crawl-durability", _dur("per-page"),
+           "commit per page: share of the journal-free rate, most threads"),
+    Number("dur_group_max", "crawl-durability", "crawl-durability", _dur("group"),
+           "group commit: share of the journal-free rate, most threads"),
+    Number("dur_threads_max", "crawl-durability", "crawl-durability",
+           lambda rows: str(max(int(r["threads"]) for r in rows)), "the most threads measured"),
+    Number("dur_page_gain", "crawl-durability", "crawl-durability", _dur_gain,
+           "commit per page: median rate at the most threads over one thread"),
     Number("cr_plain", "crawl-races", "crawl-races", _cr_count("unsynchronized"),
            "the plain unsynchronized frontier's repeats and losses"),
     Number("cr_control", "crawl-races", "crawl-races", _cr_count("monitor"),

@@ -69,7 +69,7 @@ TABLES = (
           names=COST.names),
     Table(f"free-threaded/{OVERHEAD.csv}", f"{OVERHEAD.title}, GIL off", names=OVERHEAD.names),
     SCALING,
-    Table(f"free-threaded/host-2026-11-24/frontier-bench/scaling.csv",
+    Table("free-threaded/host-2026-11-24/frontier-bench/scaling.csv",
           f"{SCALING.title}, a later session's machine", SCALING.columns, SCALING.ratios,
           names=SCALING.names),
 )

@@ -163,7 +163,8 @@ def main(argv=None) -> int:
                        label=f"target {TARGET} B at 10^6")
         ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
         ax.set_title(kind)
-        ax.legend(fontsize=8)
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.2)  # room for the legend above the bars
+        ax.legend(fontsize=8, loc="upper left")
     lab.save(fig)
     return lab.done()
 

@@ -117,11 +117,10 @@ def book_tables():
 
 @pytest.mark.parametrize("cell, ratio, percent, shown", [
     ("0.8002358665314719", True, False, "0.8×"), ("1.3412", True, False, "1.34×"),
-    ("15416.8", False, False, "15,417"), ("15429", False, False, "15,429"), ("8", False, False, "8"),
-    ("0.0056", False, True, "0.56"), ("0.9117", False, True, "91.2"), ("2.3e-07", False, False,
-                                                                       "2.3e-07"),
-    ("monitor", False, False, "monitor"), ("False", False, False, "False"), ("nan", True, False,
-                                                                             "n/a"),
+    ("15416.8", False, False, "15,417"), ("15429", False, False, "15,429"),
+    ("8", False, False, "8"), ("0.0056", False, True, "0.56"), ("0.9117", False, True, "91.2"),
+    ("2.3e-07", False, False, "2.3e-07"), ("monitor", False, False, "monitor"),
+    ("False", False, False, "False"), ("nan", True, False, "n/a"),
 ])
 def test_a_cell_is_rounded_to_three_significant_digits(book_tables, cell, ratio, percent, shown):
     assert book_tables.number(cell, ratio, percent) == shown
