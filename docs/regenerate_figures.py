@@ -16,6 +16,7 @@ compares.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -33,10 +34,20 @@ def render(results: Path = RESULTS) -> dict[Path, str]:
         import papers_table
     finally:
         sys.path.remove(str(DOCS))
-    return {results / "papers-table.inc": papers_table.render(results),
-            results / "numbers.inc": book_numbers.render(results),
-            results / gil_table.LAB / f"{gil_table.LAB}.inc": gil_table.render(results),
-            **book_tables.render(results)}
+    texts = {results / "papers-table.inc": papers_table.render(results),
+             results / "numbers.inc": book_numbers.render(results),
+             results / gil_table.LAB / f"{gil_table.LAB}.inc": gil_table.render(results),
+             **book_tables.render(results)}
+    return {path: times_sign(text) for path, text in texts.items()}
+
+
+RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)x\b")
+
+
+def times_sign(text: str) -> str:
+    """Every ratio the book prints is written with the multiplication sign: ``1.29x`` becomes
+    ``1.29×`` (the renderers may write either)."""
+    return RATIO.sub("\\1×", text)
 
 
 def main(argv: list[str] | None = None) -> int:

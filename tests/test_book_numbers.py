@@ -146,3 +146,11 @@ def test_generated_tables_are_rounded_narrow_and_say_where_they_came_from(book_t
         included = any(f"results/{path.relative_to(RESULTS)}" in (DOCS / p).read_text()
                        for p in book_pages())
         assert included, f"{path} is rendered but no page includes it"
+
+
+def test_every_generated_ratio_is_written_with_the_multiplication_sign(book_numbers):
+    regenerate = book_numbers.regenerate
+    assert regenerate.times_sign("1.29x (0.45-0.46x), 16x; 2 x cores, 0x10") == \
+        "1.29× (0.45-0.46×), 16×; 2 x cores, 0x10"
+    for path, text in regenerate.render(RESULTS).items():
+        assert not regenerate.RATIO.search(text), path
