@@ -872,6 +872,10 @@ NUMBERS = [
            lambda rows: str(max(int(r["threads"]) for r in rows)), "the most threads measured"),
     Number("dur_page_gain", "crawl-durability", "crawl-durability", _dur_gain,
            "commit per page: median rate at the most threads over one thread"),
+    Number("bsp_empty_proc", "bsp-speedup", "overhead",
+           lambda rows: _range([float(r["ms_per_superstep"])
+                                for r in _where(rows, backend="processes")]) + " ms",
+           "an empty superstep on the processes backend, over P"),
     Number("cr_plain", "crawl-races", "crawl-races", _cr_count("unsynchronized"),
            "the plain unsynchronized frontier's repeats and losses"),
     Number("cr_control", "crawl-races", "crawl-races", _cr_count("monitor"),

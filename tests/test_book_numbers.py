@@ -154,3 +154,29 @@ def test_every_generated_ratio_is_written_with_the_multiplication_sign(book_numb
         "1.29× (0.45-0.46×), 16×; 2 x cores, 0x10"
     for path, text in regenerate.render(RESULTS).items():
         assert not regenerate.RATIO.search(text), path
+
+
+def _rewrite(path: Path, change) -> None:
+    rows = list(csv.DictReader(path.open(newline="")))
+    for row in rows:
+        change(row)
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def test_a_shape_sentence_follows_its_csv(book_numbers, tmp_path):
+    """The free-threaded page's 'which frontiers gain' and the threads handout's zero-latency
+    shape are computed: make every frontier lose (or gain) in a copy of the CSV and the
+    sentence says so."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    _rewrite(copy / "free-threaded" / "frontier-bench" / "scaling.csv",
+             lambda r: r.update(median="0.9"))
+    _rewrite(copy / "crawl-threads" / "frontier-bound.csv",
+             lambda r: r.update(vs_one_robot="1.5" if r["threads"] != "1" else "1.0"))
+    values = book_numbers.values(copy)
+    assert values["ft_gainers"].startswith("no frontier gains from the second thread")
+    assert values["ct_bound_shape"].count("none below") == 2
+    assert book_numbers.values(RESULTS)["ft_gainers"] != values["ft_gainers"]
