@@ -59,7 +59,7 @@ class BadFrontierSpec(UnknownFrontier):
     """``FILE.py:CLASS`` names no file, no class, or a class that breaks the contract."""
 
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: a loaded file may name another spec
 _loaded: dict[tuple[str, str], str] = {}  # (resolved file or module, class) -> registered name
 _specs: dict[str, str] = {}  # registered name -> the absolute spec it was loaded from
 _files: set[str] = set()  # the resolved paths of the files loaded
