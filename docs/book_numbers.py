@@ -49,6 +49,7 @@ PAGES = {
     "frontiers.rst": {"3.13": "a Python version"},
     "glossary.rst": {"3.13": "a Python version"},
     "index.rst": {"3.10": "a Python version"},
+    "instructor/grading.rst": {"3.10": "a Python version"},
     "scheduler.rst": {"0.05": "the default of --noise, a setting"},
     "handouts/crawl-quality.rst": {},
     "handouts/crawl-capacity.rst": {"0.8": "the threshold that defines the onset"},
@@ -242,6 +243,16 @@ def _cell(col: str, digits: int = 2, scale: float = 1.0, unit: str = "",
     def value(rows: Rows) -> str:
         x = scale * _median(rows, col, **match)
         return (f"{x:,.0f}" if digits < 0 else _f(x, digits)) + unit
+    return value
+
+
+def _text(col: str, **match: str) -> Callable[[Rows], str]:
+    """One cell as it is written (the single row that matches)."""
+    def value(rows: Rows) -> str:
+        found = _where(rows, **match)
+        if len(found) != 1:
+            raise ValueError(f"{len(found)} rows match {match}")
+        return found[0][col]
     return value
 
 
@@ -729,6 +740,20 @@ NUMBERS = [
     Number("ext_x_bs4", "extractors", "extractors", _ext_pair("bs4"), "extraction only, bs4"),
     Number("ext_x_scrapy", "extractors", "extractors", _ext_pair("scrapy"),
            "extraction only, Scrapy"),
+    Number("hw_machine", "hostile-web", "hostile-web", _machine, "the hostile-web run's machine"),
+    *(Number(f"hw_{run}_{key}", "hostile-web", "hostile-web", fn, f"{run} run: {what}")
+      for run in ("ordinary", "trapped", "lifted")
+      for key, fn, what in (
+          ("stop", _text("stopped_by", run=run), "how the crawl stopped"),
+          ("seconds", _cell("seconds", 1, run=run), "seconds taken"),
+          ("pages", _cell("pages_fetched", -1, run=run), "pages fetched"),
+          ("ordinary", _cell("ordinary_fetched", -1, run=run), "ordinary pages fetched"),
+          ("longest", _cell("longest_url", -1, run=run), "longest URL fetched"),
+          ("cut", _cell("fetches_cut", -1, run=run), "fetches cut at the stop"),
+          ("private", _cell("private_pages", -1, run=run), "pages fetched under /private/"),
+          ("rss", _cell("peak_rss_mb", 0, run=run), "peak RSS of the crawl, MB"))),
+    Number("hw_ordinary", "hostile-web", "hostile-web", _cell("ordinary_pages", -1, run="trapped"),
+           "ordinary pages of the web"),
     Number("ws_machine", "web-server", "web-server", _machine, "the web-server run's machine"),
     Number("ws_L", "web-server", "web-server", _ws("littles_L"), "sustained concurrency"),
     Number("ws_conn", "web-server", "web-server", _ws("connections"), "client connections"),

@@ -62,3 +62,124 @@ def _add_instructor_toctree(app, docname, source):
 
 def setup(app):
     app.connect("source-read", _add_instructor_toctree)
+    _add_directives(app)
+
+
+# --------------------------------------------------------------------------------------------
+# Tables generated at build time, so that they never go stale: the crawler's limits from
+# crawlers.page.policy, and the hostile-web crawls from their committed CSV.
+
+from docutils.parsers.rst import Directive, directives  # noqa: E402
+from docutils.statemachine import StringList  # noqa: E402
+
+
+def _flags_literal(text: str) -> str:
+    """``--seconds`` written as a literal, so that it is not typeset as an en dash."""
+    import re
+
+    return re.sub(r"(?<![\w`])(--[a-z][a-z-]*)", r"``\1``", text)
+
+
+def _list_table(rows: list[list[str]], widths: str) -> list[str]:
+    out = [".. list-table::", "   :header-rows: 1", f"   :widths: {widths}", ""]
+    for row in rows:
+        for i, cell in enumerate(row):
+            out.append(f"   {'*' if i == 0 else ' '} - {' '.join(str(cell).split()) or '0'}")
+    return out
+
+
+class _Generated(Directive):
+    """A directive whose body is reStructuredText made by :meth:`lines`."""
+
+    def lines(self) -> list[str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def run(self):
+        from docutils import nodes
+
+        node = nodes.container()
+        self.state.nested_parse(StringList(self.lines(), source="generated"),
+                                self.content_offset, node)
+        return node.children
+
+
+class LimitsTable(_Generated):
+    """``.. crawlab-limits::``: every limit of crawlers.page.policy.LIMITS with its flag,
+    default, unit and counter, then the counted rules (EVENTS)."""
+
+    option_spec = {"events": directives.flag}
+
+    def lines(self) -> list[str]:
+        from dataclasses import fields
+
+        from crawlers.page.policy import EVENTS, LIMITS, Policy
+
+        if "events" in self.options:
+            rows = [["counter", "what it counts"]]
+            rows += [[f"``{name}``", _flags_literal(what)] for name, what in EVENTS.items()]
+            return _list_table(rows, "25 75")
+        defaults = {f.name: f.default for f in fields(Policy)}
+        rows = [["flag (and counter)", "default", "when it is reached"]]
+        for limit in LIMITS:
+            value = defaults[limit.name]
+            shown = f"{value:,}" if isinstance(value, int) else f"{value:g}"
+            rows.append([f"``{limit.flag}`` (``{limit.name}``)", f"{shown} {limit.unit}",
+                         _flags_literal(limit.acts)])
+        return _list_table(rows, "30 14 56")
+
+
+class HostileWebTable(_Generated):
+    """``.. crawlab-hostile-web::``: the runs of results/hostile-web/hostile-web.csv; with
+    ``:limits:``, the limit counters that acted in any run."""
+
+    option_spec = {"limits": directives.flag}
+
+    def lines(self) -> list[str]:
+        import csv
+
+        path = Path(__file__).resolve().parent / "results" / "hostile-web" / "hostile-web.csv"
+        with path.open(newline="") as f:
+            runs = list(csv.DictReader(f))
+        if "limits" in self.options:
+            names = [k for k in runs[0] if k.startswith("limit_")
+                     and any(r[k] not in ("", "0") for r in runs)]
+            rows = [["counter", *(r["run"] for r in runs)]]
+            rows += [[f"``{k[len('limit_'):]}``", *(r[k] for r in runs)] for k in names]
+            return _list_table(rows, "28 " + " ".join(["24"] * len(runs)))
+        rows = [["run", "stopped by", "seconds", "pages fetched", "ordinary pages fetched",
+                 "/private/ pages", "longest URL", "fetches cut", "peak RSS (MB)"]]
+        for r in runs:
+            rows.append([r["run"], r["stopped_by"], f"{float(r['seconds']):.1f}",
+                         r["pages_fetched"], f"{r['ordinary_fetched']} of {r['ordinary_pages']}",
+                         r["private_pages"], r["longest_url"], r["fetches_cut"],
+                         r["peak_rss_mb"]])
+        return _list_table(rows, "12 11 9 10 12 9 9 9 9")
+
+
+class GraderPolicy(_Generated):
+    """``.. crawlab-grader-policy::``: the grader's table (exercises.policy.EXERCISES): per
+    exercise what it may import, what it forbids, its suites and its limits; then the builtins
+    and dunders every exercise may use."""
+
+    def lines(self) -> list[str]:
+        from exercises.policy import BUILTINS, DUNDERS, EXERCISES
+
+        rows = [["exercise", "file: class", "may import (module: names)", "forbidden",
+                 "checks", "limits"]]
+        for e in EXERCISES.values():
+            rows.append([
+                e.key, f"``{e.file}``: ``{e.obj}``",
+                "; ".join(f"``{m}``: {', '.join(names)}" for m, names in e.allowed.items()),
+                "; ".join(sorted(set(e.forbidden.values()))) or "--",
+                f"{len(e.public)} public suites, {len(e.hidden)} hidden",
+                f"{e.seconds:g} s in all; silent {e.patience:g} s"])
+        return [*_list_table(rows, "6 16 40 16 11 11"), "",
+                "Builtins every exercise may use: "
+                + ", ".join(f"``{b}``" for b in sorted(BUILTINS)) + ".", "",
+                "Dunder names allowed: " + ", ".join(f"``{d}``" for d in sorted(DUNDERS)) + "."]
+
+
+def _add_directives(app) -> None:
+    app.add_directive("crawlab-grader-policy", GraderPolicy)
+    app.add_directive("crawlab-limits", LimitsTable)
+    app.add_directive("crawlab-hostile-web", HostileWebTable)

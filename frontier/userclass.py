@@ -63,12 +63,12 @@ _lock = threading.RLock()  # re-entrant: a loaded file may name another spec
 _loaded: dict[tuple[str, str], str] = {}  # (resolved file or module, class) -> registered name
 _specs: dict[str, str] = {}  # registered name -> the absolute spec it was loaded from
 _files: set[str] = set()  # the resolved paths of the files loaded
-_source_check: Callable[[Path], list[str]] | None = None
+_source_check: Callable[[Path, str], list[str]] | None = None
 
 
-def set_source_check(check: Callable[[Path], list[str]] | None) -> None:
-    """Run ``check(path)`` on every file before importing it; a non-empty answer (one-line
-    violations) refuses the file. ``None`` removes the check."""
+def set_source_check(check: Callable[[Path, str], list[str]] | None) -> None:
+    """Run ``check(path, class_name)`` on every file before importing it; a non-empty answer
+    (one-line violations) refuses the file. ``None`` removes the check."""
     global _source_check
     _source_check = check
 
@@ -106,7 +106,8 @@ def load_spec(spec: str) -> str:
         key = (str(Path(where).resolve()) if is_file else where, attr)
         if key in _loaded:
             return _loaded[key]
-        module = _import_file(spec, Path(where)) if is_file else _import_module(spec, where)
+        module = (_import_file(spec, Path(where), attr) if is_file
+                  else _import_module(spec, where))
         cls = getattr(module, attr, None)
         if cls is None:
             raise BadFrontierSpec(f"{spec}: {where} defines no {attr!r}")
@@ -154,13 +155,13 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _import_file(spec: str, path: Path) -> object:
+def _import_file(spec: str, path: Path, attr: str) -> object:
     if path.suffix != ".py":
         raise BadFrontierSpec(f"{spec}: {path} is not a .py file; {USAGE}")
     if not path.is_file():
         raise BadFrontierSpec(f"{spec}: no such file {str(path)!r}")
     if _source_check is not None:
-        problems = _source_check(path)
+        problems = _source_check(path, attr)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise BadFrontierSpec(f"{spec}: {' '.join(problems[0].split())}{more}")

@@ -1,9 +1,12 @@
-"""The exercises are graded by the autograder: every starter file fails it until completed, and
-the reference solutions (instructor area) pass it. Each check is one run of
-``exercises/grade.py``, as a student would run it."""
+"""The exercises are graded by the judge (``exercises/grade.py``), as a student or an instructor
+runs it: every starter fails, every reference solution passes, every wrong solution and every
+cheat is graded FAIL (or refused), never PASS. The starters and solutions are graded from where
+they live (``exercises/starters/``, ``docs/instructor/solutions/``), never from the student's
+working files in ``exercises/``, so solving an exercise in place breaks no test here."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -11,85 +14,179 @@ from pathlib import Path
 
 import pytest
 
+from exercises.policy import EXERCISES
+
 ROOT = Path(__file__).resolve().parent.parent
-STARTERS = ROOT / "exercises"
+STARTERS = ROOT / "exercises" / "starters"
 SOLUTIONS = ROOT / "docs" / "instructor" / "solutions"
-EXERCISES = ["ex1", "ex2", "ex3", "ex4"]
-FILES = sorted(p.name for p in STARTERS.glob("ex[0-9]_*.py"))
-
-
 CHEATS = ROOT / "tests" / "autograder" / "cheats"
+FRONTIER_EXERCISES = [k for k, e in EXERCISES.items() if e.kind]
 
 
-def grade(directory: Path, exercise: str, *pytest_args: str,
-          quiet: bool = True) -> tuple[int, str]:
-    extra = ["--", *pytest_args] if pytest_args else []
+def grade(directory: Path, *args: str) -> tuple[int, str]:
     run = subprocess.run(
-        [sys.executable, "exercises/grade.py", *(["-q"] if quiet else []), exercise,
-         "--dir", str(directory), *extra],
+        [sys.executable, "exercises/grade.py", *args, "--dir", str(directory)],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
     return run.returncode, run.stdout + run.stderr
 
 
+def needs_frontrun(exercise: str) -> None:
+    if EXERCISES[exercise].kind:
+        pytest.importorskip("frontrun", reason="grading ex1/ex2 needs frontrun (no free-"
+                            "threaded wheel)")
+
+
 def test_every_exercise_has_a_starter_and_a_reference_solution():
-    assert len(FILES) == len(EXERCISES)
-    for name in FILES:
-        starter = (STARTERS / name).read_text()
-        assert "YOUR CODE HERE" in starter and "END OF YOUR CODE" in starter, name
-        assert (SOLUTIONS / name).is_file(), f"no reference solution for {name}"
-        assert "YOUR CODE HERE" not in (SOLUTIONS / name).read_text(), name
+    for e in EXERCISES.values():
+        starter = (STARTERS / e.file).read_text()
+        assert "YOUR CODE HERE" in starter and "END OF YOUR CODE" in starter, e.file
+        assert "YOUR CODE HERE" not in (SOLUTIONS / e.file).read_text(), e.file
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("exercise", EXERCISES)
+@pytest.mark.parametrize("exercise", list(EXERCISES))
 def test_starter_fails_and_reference_passes(exercise):
-    rc, out = grade(STARTERS, exercise)
-    # exit 1 with "FAIL (pytest exit 1)": tests ran and failed (not a usage or import error)
-    assert rc == 1 and re.search(rf"^{exercise} .* FAIL \(pytest exit 1\)$", out, re.M), out
-    rc, out = grade(SOLUTIONS, exercise)
-    assert rc == 0 and re.search(rf"^{exercise} .* PASS$", out, re.M), out
+    needs_frontrun(exercise)
+    rc, out = grade(STARTERS, exercise, "-q")
+    assert rc == 1 and re.search(rf"^{exercise} .* FAIL  \(\d+ of \d+ checks", out, re.M), out
+    rc, out = grade(SOLUTIONS, exercise, "--hidden")
+    m = re.search(rf"^{exercise} .* PASS  \((\d+) of (\d+) checks", out, re.M)
+    assert rc == 0 and m and m.group(1) == m.group(2), out
 
 
-def test_grade_rejects_an_unknown_exercise_in_one_line():
-    rc, out = grade(STARTERS, "ex9")
-    assert rc == 2
-    assert "unknown exercise 'ex9'" in out and "Traceback" not in out
+@pytest.mark.timeout(600)
+def test_two_exercises_one_failing_is_a_fail_and_every_suite_ran(tmp_path):
+    """ex3 solved, ex4 not: exit 1, ex3 PASS, ex4 FAIL; the JSON holds the checks of both."""
+    for key, source in (("ex3", SOLUTIONS), ("ex4", STARTERS)):
+        (tmp_path / EXERCISES[key].file).write_text((source / EXERCISES[key].file).read_text())
+    out_json = tmp_path / "results.json"
+    rc, out = grade(tmp_path, "ex3", "ex4", "--json", str(out_json))
+    assert rc == 1, out
+    assert re.search(r"^ex3 .* PASS", out, re.M) and re.search(r"^ex4 .* FAIL", out, re.M), out
+    data = json.loads(out_json.read_text())
+    summary = data["crawlab"]["exercises"]
+    assert summary["ex3"]["verdict"] == "pass" and summary["ex4"]["verdict"] == "fail"
+    for key in ("ex3", "ex4"):
+        tests = [t for t in data["tests"] if t["name"].startswith(f"{key}: ")]
+        assert len(tests) == summary[key]["total"] > 0
+    assert data["score"] == sum(t["score"] for t in data["tests"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["ex9"], "unknown exercise 'ex9'"),
+    (["ex1", "--jobs", "0"], "--jobs"),
+    (["ex1", "--submissions", "x"], "--submissions needs --out"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
+    rc, out = grade(tmp_path, *args)
+    assert rc == 2 and message in out and out.strip().count("\n") == 0, out
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no file ex1_bounded_fifo.py"),
+    ("class BoundedFifo(:\n", "SyntaxError"),
+    ("class Other:\n    pass\n", "no class BoundedFifo"),
+])
+def test_a_file_that_cannot_be_graded_is_one_line_and_exit_2(tmp_path, content, message):
+    if content is not None:
+        (tmp_path / "ex1_bounded_fifo.py").write_text(content)
+    rc, out = grade(tmp_path, "ex1")
+    assert rc == 2 and message in out and out.strip().count("\n") == 0, out
+    assert "Traceback" not in out
+
+
+CHEAT_CASES = sorted((d.name, f.name) for d in CHEATS.iterdir() for f in d.glob("ex*.py"))
 
 
 @pytest.mark.timeout(300)
-def test_a_class_that_says_it_is_not_correct_is_still_graded_as_the_exercise_asks():
-    """The cheat of ``tests/autograder/cheats``: an ex1 with no lock that busy-polls a deque
-    and sets ``correct = False`` so that the thread tests would leave it out. ex1 asks for a
-    correct bounded FIFO, so it is graded FAIL: for what it says (``test_class_attributes``),
-    and, with that test left out, for what it does (``-x``: the first failure is enough)."""
-    rc, out = grade(CHEATS, "ex1", "-x", quiet=False)
-    assert rc == 1 and re.search(r"^ex1 .* FAIL \(pytest exit 1\)$", out, re.M), out[-3000:]
-    assert "FAILED tests/test_frontier_contract.py::test_class_attributes[ex1-bounded-fifo]" in out
-    assert "correct=False" in out
-    rc, out = grade(CHEATS, "ex1", "-x", "-k", "not test_class_attributes", quiet=False)
-    # what it does fails a test, or spins past the grader's per-test limit (the watchdog stops
-    # it, and pytest may then end with an internal error): FAIL either way, never PASS
-    assert rc == 1 and re.search(r"^ex1 .* FAIL \(pytest exit [13]\)$", out, re.M), out[-3000:]
-    failed = re.findall(r"^FAILED (\S+)", out, re.M)
-    timed_out = "Timeout (>" in out
-    assert timed_out or (failed and all("[ex1-bounded-fifo]" in f for f in failed)), failed
+@pytest.mark.parametrize("cheat, file", CHEAT_CASES)
+def test_a_cheat_is_never_graded_pass(cheat, file):
+    """Each cheat of tests/autograder/cheats/ is refused before it runs (naming the line) or
+    fails a check; never PASS, never a traceback."""
+    key = next(k for k, e in EXERCISES.items() if e.file == file)
+    needs_frontrun(key)
+    rc, out = grade(CHEATS / cheat, key)
+    assert rc == 1 and re.search(rf"^{key} .* FAIL", out, re.M), out
+    assert "PASS" not in out and "Traceback" not in out.split("first failing")[0], out
+    assert len(out.splitlines()) <= 40, out
 
 
-# -- wrong solutions: graded FAIL on explored schedules, every run ------------------------------
+# -- wrong solutions: the textbook bugs, each a small change of the reference ------------------
 
-WRONG = ROOT / "tests" / "autograder" / "wrong"
-# wrong solution -> (the explored scenario that catches it, what its trace says broke)
-WRONG_SOLUTIONS = {
-    "lost_wakeup": ("lost-wakeup", "a lost wake-up"),
-    "lost_update": ("close", "still in the frontier"),
+SOLUTION = (SOLUTIONS / "ex1_bounded_fifo.py").read_text()
+WRONG = {
+    # name: (what the reference says, what the wrong solution says, the check that catches it)
+    "get-if": ("            while not self._urls:\n", "            if not self._urls:\n",
+               "test_explored[get-if]"),
+    "put-if": ("            while len(self._urls) >= self.capacity and not self._closed:\n",
+               "            if len(self._urls) >= self.capacity and not self._closed:\n",
+               "test_explored[capacity]"),
+    "counter-outside-the-lock": (
+        "            self.stats.puts += 1\n            self._not_empty.notify()\n",
+        "            self._not_empty.notify()\n        seen = self.stats.puts\n"
+        "        self.stats.puts = seen + 1\n", "test_explored[counters]"),
+    "close-notifies-one-getter": (
+        "            self._not_empty.notify_all()\n", "            self._not_empty.notify()\n",
+        "test_eight_by_eight_moves_every_url_exactly_once|"
+        "test_wakes_every_sleeper[close-wakes-every-getter]"),
+    "close-notifies-one-putter": (
+        "            self._not_full.notify_all()\n", "            self._not_full.notify()\n",
+        "test_wakes_every_sleeper[close-wakes-every-putter]"),
+    "get-many-notifies-one": ("                self._not_full.notify(n)\n",
+                              "                self._not_full.notify()\n",
+                              "test_wakes_every_sleeper[get-many-wakes-every-putter]"),
+    "lost-wakeup-on-the-edge": (
+        "            self._not_empty.notify()\n",
+        "            if len(self._urls) == 1:\n                self._not_empty.notify()\n",
+        "test_explored[lost-wakeup]"),
+    "closed-read-outside-the-lock": (
+        "        with self._lock:\n            self.stats.lock_acquisitions += 1\n"
+        "            while not self._urls:\n                if self._closed:\n",
+        "        closed = self._closed\n        with self._lock:\n"
+        "            self.stats.lock_acquisitions += 1\n            while not self._urls:\n"
+        "                if closed:\n", "test_close_wakes_a_blocked_get"),
+    "check-then-act-split": (
+        "                    raise Full\n            if self._closed:\n",
+        "                    raise Full\n        with self._lock:\n            if self._closed:\n",
+        "test_explored[capacity]"),
+    "swallows-and-returns-none": (
+        "            while not self._urls:\n                if self._closed:\n"
+        "                    return None\n                if not self._wait(self._not_empty, "
+        "deadline):\n                    raise Empty\n",
+        "            while not self._urls:\n                if self._closed:\n"
+        "                    return None\n                if not self._wait(self._not_empty, "
+        "deadline):\n                    raise Empty\n                if not self._urls:\n"
+        "                    return None\n", "test_explored[get-if]"),
+    "exception-in-a-thread": (
+        "            url = self._urls.popleft()\n",
+        "            url = self._urls[5] if len(self._urls) == 3 else self._urls.popleft()\n",
+        "test_eight_by_eight_moves_every_url_exactly_once"),
 }
 
 
+def wrong_source(which: str) -> str:
+    old, new, _ = WRONG[which]
+    assert SOLUTION.count(old) == 1, f"{which}: the reference changed; update the mutation"
+    return SOLUTION.replace(old, new)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("which", sorted(WRONG))
+def test_a_wrong_solution_is_graded_fail_by_the_check_meant_for_it(which, tmp_path):
+    needs_frontrun("ex1")
+    (tmp_path / "ex1_bounded_fifo.py").write_text(wrong_source(which))
+    rc, out = grade(tmp_path, "ex1", "-v")
+    assert rc == 1 and re.search(r"^ex1 .* FAIL", out, re.M), out[-3000:]
+    checks = WRONG[which][2].split("|")
+    failed = [line for line in out.splitlines()
+              if line.lstrip().startswith(("FAILED", "HUNG")) and any(c in line for c in checks)]
+    assert failed, f"{checks} did not fail:\n{out[-4000:]}"
+
+
 @pytest.fixture
-def registered_wrong():
-    """Load a wrong solution's class under a name of its own, and unregister it after."""
+def registered(tmp_path):
+    """Load a wrong solution's class under a name of its own; unregister it after."""
     import frontier
     from frontier.contract import _REGISTRY
     from tests.conftest import load_object
@@ -97,8 +194,10 @@ def registered_wrong():
     added = []
 
     def load(which: str) -> str:
-        graded = load_object(f"{WRONG / which / 'ex1_bounded_fifo.py'}:BoundedFifo")
-        cls = type(f"Wrong_{which}", (graded,), {"name": f"wrong-{which}"})
+        path = tmp_path / f"wrong_{which.replace('-', '_')}.py"
+        path.write_text(wrong_source(which))
+        cls = load_object(f"{path}:BoundedFifo")
+        cls.name = f"wrong-{which}"
         frontier.register(cls)
         added.append(cls.name)
         return cls.name
@@ -108,31 +207,81 @@ def registered_wrong():
         _REGISTRY.pop(name, None)
 
 
-@pytest.mark.parametrize("which", sorted(WRONG_SOLUTIONS))
+@pytest.mark.parametrize("which", sorted(w for w in WRONG if "explored" in WRONG[w][2]))
 def test_a_wrong_solution_fails_the_same_explored_schedule_ten_times_out_of_ten(
-        which, registered_wrong):
+        which, registered):
+    """What the grader runs (the whole default bound), ten times: the same violation, step
+    for step."""
     pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
+    from exercises.scenarios import SCENARIOS
     from frontier.check.explore import DEFAULT_BOUND, explore
-    from tests.test_frontier_explored import CI_INTERLEAVINGS
 
-    name = registered_wrong(which)
-    scenario, broke = WRONG_SOLUTIONS[which]
+    name = registered(which)
+    scenario = WRONG[which][2].split("[")[1].rstrip("]")
     reports = set()
-    for _ in range(10):  # the grader's budget: the same as for every graded frontier
-        out = explore(name, scenario, DEFAULT_BOUND, max_interleavings=CI_INTERLEAVINGS)
-        assert not out.holds and broke in out.broken, out.broken
+    for _ in range(10):
+        out = explore(name, SCENARIOS.get(scenario) or scenario, DEFAULT_BOUND)
+        assert not out.holds, f"run {_ + 1}: {scenario} held"
         reports.add(out.report())
-    assert len(reports) == 1  # the same interleaving, step for step, every run
+    assert len(reports) == 1
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(600)
-@pytest.mark.parametrize("which", sorted(WRONG_SOLUTIONS))
-def test_a_wrong_solution_is_graded_fail_with_the_interleaving_shown(which):
+def test_the_reference_holds_every_grader_scenario():
+    """The grader's scenarios are sound: the reference solution holds every one."""
     pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
-    scenario, broke = WRONG_SOLUTIONS[which]
-    rc, out = grade(WRONG / which, "ex1", "-k", "explored", quiet=False)
-    assert rc == 1 and re.search(r"^ex1 .* FAIL \(pytest exit 1\)$", out, re.M), out
-    assert f"test_explored[ex1-bounded-fifo-{scenario}]" in out
-    assert re.search(r"\| step \| \w+ +\|", out), out  # the interleaving, a column per thread
-    assert re.search(rf"broken: .*{re.escape(broke)}", out), out
+    import frontier
+    from exercises.scenarios import SCENARIOS
+    from frontier.check.explore import DEFAULT_BOUND, explore
+
+    cls = frontier.info(registered_reference())
+    try:
+        for sc in SCENARIOS.values():
+            out = explore(cls.name, sc, DEFAULT_BOUND)
+            assert out.holds, f"{sc.name}: {out.broken}"
+    finally:
+        from frontier.contract import _REGISTRY
+
+        _REGISTRY.pop(cls.name, None)
+
+
+@pytest.mark.parametrize("exercise", list(EXERCISES))
+def test_every_suite_of_the_policy_contributes_checks(exercise):
+    """The expected checks (collected on the starter) hold at least one check of every public
+    and hidden suite the policy names: no suite can drop out of a grading silently."""
+    from exercises.judge import expected_checks, suites
+
+    ex = EXERCISES[exercise]
+    ids = expected_checks(ex, suites(ex, hidden=True))
+    for suite in [*ex.public, *ex.hidden]:
+        name = Path(suite).name
+        assert any(i.split("::")[0].endswith(name) for i in ids), f"{name}: no check collected"
+
+
+def test_the_reference_keeps_every_property_of_the_judges_histories_ten_times():
+    """The verifier is sound under real concurrency: the reference solution's logs of every
+    plan, ten rounds, show nothing broken (a verifier that cries wolf would fail a correct
+    student)."""
+    import frontier
+    from exercises import evidence
+
+    name = registered_reference()
+    try:
+        plans = evidence.make_plans("ten")
+        for _ in range(10):
+            for plan in plans:
+                data = evidence.execute(plan, lambda c: frontier.create(name, capacity=c))
+                assert evidence.verify(data, plans) == [], plan["id"]
+    finally:
+        from frontier.contract import _REGISTRY
+
+        _REGISTRY.pop(name, None)
+
+
+def registered_reference() -> str:
+    import frontier
+    from tests.conftest import load_object
+
+    cls = load_object(f"{SOLUTIONS / 'ex1_bounded_fifo.py'}:BoundedFifo")
+    cls.name = "reference-ex1"
+    frontier.register(cls)
+    return cls.name

@@ -11,7 +11,6 @@ import csv
 import subprocess
 import sys
 import textwrap
-import types
 from pathlib import Path
 
 import pytest
@@ -161,24 +160,32 @@ def test_specs_that_name_no_class(spec, message, capsys):
     assert err.count("\n") == 1 and message in err, err
 
 
-def test_the_static_check_refuses_a_file_before_it_is_imported(tmp_path, capsys, monkeypatch):
-    """crawlab's command line runs exercises.policy.check_source first: a refused file never
-    runs (its import would leave a marker file)."""
+def test_the_graders_static_check_refuses_an_exercise_file_before_it_is_imported(tmp_path,
+                                                                                capsys):
+    """crawlab's command line runs the grader's static check (exercises.static) on an
+    exercise's file first: a refused file never runs (its import would leave a marker)."""
+    pytest.importorskip("exercises.static", reason="the grader's static check is not here")
     marker = tmp_path / "ran"
-    path = write(tmp_path, f"open({str(marker)!r}, 'w').close()\n" + GOOD.format(name="x-good"))
-    seen = []
-
-    def check_source(p, exercise):
-        seen.append((Path(p), exercise))
-        return ["line 2: open() is not allowed in a frontier", "line 3: another"]
-
-    monkeypatch.setitem(sys.modules, "exercises.policy",
-                        types.SimpleNamespace(check_source=check_source))
-    assert main(["crawl", "--sim", "--frontier", f"{path}:Good"]) == 2
+    text = f"import os\nopen({str(marker)!r}, 'w').close()\n" + GOOD.format(
+        name="x-good").replace("class Good:", "class BoundedFifo:")
+    path = write(tmp_path, text, "ex1_bounded_fifo.py")
+    assert main(["crawl", "--sim", "--frontier", f"{path}:BoundedFifo"]) == 2
     err = capsys.readouterr().err
-    assert "line 2: open() is not allowed in a frontier (and 1 more)" in err
-    assert err.count("\n") == 1
-    assert seen == [(path, None)] and not marker.exists()
+    assert err.count("\n") == 1, err
+    assert "import of 'os' is not allowed in ex1" in err and "(and 1 more)" in err
+    assert not marker.exists()
+
+
+def test_the_reference_solution_keeps_the_graders_rules(capsys):
+    pytest.importorskip("exercises.static", reason="the grader's static check is not here")
+    assert main(["crawl", "--sim", "--latency", "0", "--max-pages", "50", "--json",
+                 "--frontier", SOLUTION]) == 0
+
+
+def test_a_class_no_exercise_asks_for_has_no_rules(tmp_path, capsys):
+    path = write(tmp_path, "import os\n" + GOOD.format(name="x-free"))
+    assert main(["crawl", "--sim", "--latency", "0", "--max-pages", "20", "--json",
+                 "--frontier", f"{path}:Good"]) == 0
 
 
 def test_the_solution_crawls(capsys):

@@ -166,6 +166,9 @@ class _Side:
     fetch: Callable[[str], Any]
     in_scope: Callable[[str], bool] | None
     aliases: dict[str, str] | None
+    rules: Any = None  # crawlers.page.rules.UrlRules (real sites)
+    counters: Any = None  # the policy's counters (None for the simulated web)
+    cut: Callable[[], Any] | None = None  # cut the fetches in flight (the crawl ends)
 
 
 @contextlib.contextmanager
@@ -178,9 +181,11 @@ def _worker_side(setup: Setup, target: Any = None) -> Iterator[_Side]:
 
         origins = setup.served_origins or []
         aliases = {o: logical_origin(s) for s, o in enumerate(origins)}
-        fetcher = HttpFetcher(parser=web.parser, pool_size=max(8, setup.settings.robots))
+        fetcher = HttpFetcher(parser=web.parser, pool_size=max(8, setup.settings.robots),
+                              policy=web.policy)
         try:
-            yield _Side(fetcher.fetch, None, aliases)
+            yield _Side(fetcher.fetch, None, aliases, counters=web.policy.counters,
+                        cut=fetcher.cut_all)
         finally:
             fetcher.close()
         return
@@ -188,7 +193,8 @@ def _worker_side(setup: Setup, target: Any = None) -> Iterator[_Side]:
         if target is None:
             target = stack.enter_context(open_target(web))
         yield _Side(make_fetch(target.fetcher, target.robots_allowed, target.politeness_wait),
-                    target.in_scope, None)
+                    target.in_scope, None, rules=target.rules, counters=target.counters,
+                    cut=getattr(target.fetcher, "cut_all", None))
 
 
 def _process_worker(setup: Setup, rank: int, timeout: float, conn: Any) -> None:
@@ -197,9 +203,12 @@ def _process_worker(setup: Setup, rank: int, timeout: float, conn: Any) -> None:
     transport = ProcessTransport(rank, setup.settings.procs, conn, timeout)
     try:
         with _worker_side(setup) as side:
+            cut = side.cut  # the coordinator's first Ctrl-C: cut what is in flight
+            signal.signal(signal.SIGUSR1, lambda signum, frame: cut() if cut else None)
             worker = Worker(setup.settings, transport,
                             Ownership(setup.assignment, side.aliases), side.fetch,
-                            in_scope=side.in_scope)
+                            in_scope=side.in_scope, rules=side.rules, counters=side.counters,
+                            cut=side.cut)
             reason = worker.run()
     except Exception as exc:  # report it as one line; the coordinator stops the crawl
         transport.report_error(f"{type(exc).__name__}: {exc}")
@@ -273,8 +282,10 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
             setup = _setup(config, assignment, target)
             intents = tempfile.TemporaryDirectory(prefix="crawlab-bsp-")
             setup.settings.intents = intents.name
-            group = ProcessGroup(config.procs, timeout=config.timeout, seeds=target.seeds)
+            group = ProcessGroup(config.procs, timeout=config.timeout, seeds=target.seeds,
+                                 stop_signal=signal.SIGUSR1)
             collector = Collector(config.procs, sink, target.truth, reference)
+            collector.guarded = config.web.kind != "sim"
             t_spawn = time.monotonic()
             started: list[float] = []
 
@@ -385,8 +396,10 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
                         "offsets": None if sink is None else sink.offsets()}
 
             side = stack.enter_context(_worker_side(setup, target))
+            collector.guarded = config.web.kind != "sim"
             worker = Worker(setup.settings, transport, Ownership(setup.assignment, side.aliases),
-                            side.fetch, in_scope=side.in_scope,
+                            side.fetch, in_scope=side.in_scope, rules=side.rules,
+                            counters=side.counters, cut=side.cut,
                             on_gather=collector.add if root else None,
                             snapshot_extra=snapshot_extra if root else None)
             collector.start()

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
@@ -170,6 +171,8 @@ class WorkerStep:
     apply_seconds: float = 0.0
     local: list[tuple[str, float]] = field(default_factory=list)
     claimed: int = 0
+    limits: dict[str, int] = field(default_factory=dict)  # this superstep's policy counters
+    cut: int = 0  # fetches cut by the end of the crawl (not pages; put back in the frontier)
 
 
 @dataclass
@@ -207,13 +210,23 @@ class Worker:
     superstep where this worker is the root of ``gather`` (rank 0 under MPI). With a journal
     (``settings.state``), ``snapshot_extra()`` adds what the root keeps (its collector) to
     this worker's snapshot.
+
+    Against a hostile web: ``rules`` (:class:`~crawlers.page.rules.UrlRules`, scope included)
+    filters the links where they are found and bounds each site where it is owned (its owner
+    claims its URLs: under site-hash the per-site budget is global, under page-hash each
+    worker's share of it); ``counters`` (the policy's) are sent with each superstep's report;
+    ``cut()`` cuts the fetches in flight, called when the time slice ends (so a superstep of
+    slow fetches does not outlast ``seconds``) and, in a worker process, on ``SIGUSR1`` (the
+    coordinator's first Ctrl-C).
     """
 
     def __init__(self, settings: WorkerSettings, transport: Transport, ownership: Ownership,
                  fetch: Callable[[str], FetchResult], *,
                  in_scope: Callable[[str], bool] | None = None,
                  on_gather: Callable[[list[Any]], None] | None = None,
-                 snapshot_extra: Callable[[], Any] | None = None) -> None:
+                 snapshot_extra: Callable[[], Any] | None = None,
+                 rules: Any = None, counters: Any = None,
+                 cut: Callable[[], Any] | None = None) -> None:
         self.s = settings
         self.t = transport
         self.rank = transport.rank
@@ -221,6 +234,9 @@ class Worker:
         self.ownership = ownership
         self.fetch = fetch
         self.in_scope = in_scope
+        self.rules = rules
+        self.counters = counters
+        self.cut = cut
         self.on_gather = on_gather
         self.snapshot_extra = snapshot_extra
         # With a journal: URLs put into the frontier (or spill) and not yet taken, with their
@@ -283,10 +299,13 @@ class Worker:
         if self.ledger is not None:
             value = self.ledger.receive(url, cash)
             fresh = self.visited.claim(url)
+            if fresh and self.rules is not None and not self.rules.claim_site(url):
+                return
             if (fresh or url not in self.fetched) and self.ledger.refresh(url, value):
                 batch.append((url, value))
         elif self.visited.claim(url):
-            batch.append((url, 0.0))
+            if self.rules is None or self.rules.claim_site(url):
+                batch.append((url, 0.0))
 
     # -- one superstep ----------------------------------------------------------------------
 
@@ -310,12 +329,20 @@ class Worker:
         local: list[tuple[str, float]] = []
         errors: Counter[str] = Counter()
         owner = self.ownership.owner
+        cut: list[tuple[str, float]] = []
         for res in results:
+            if res.error == faults.STOPPED:  # not a page: back into the frontier
+                self.fetched.discard(res.url)
+                cut.append((res.url, self.ledger.priority(res.url)
+                            if self.ledger is not None else 0.0))
+                continue
             step.pages.append(res.url)
             if res.error:
                 errors[res.error] += 1
             links = res.links
-            if self.in_scope is not None:
+            if self.rules is not None:  # scope included, each rejection counted
+                links = self.rules.admit(links)
+            elif self.in_scope is not None:
                 links = [u for u in links if self.in_scope(u)]
             step.links += len(res.links)
             share = self.ledger.spend(res.url, len(links)) if self.ledger is not None else 0.0
@@ -331,8 +358,10 @@ class Worker:
                     dests.add(o)
             step.page_messages += len(dests)
         step.errors = dict(errors)
+        step.cut = len(cut)
+        self._insert(cut)
         if self.s.keep_results:
-            step.results = results
+            step.results = [r for r in results if r.error != faults.STOPPED]
         return outbox, local
 
     def _apply(self, step: WorkerStep, inbox: list[Any]) -> None:
@@ -389,6 +418,11 @@ class Worker:
             superstep = s.resume_from
         self.t.barrier()  # everybody is ready: the crawl clock starts now
         t_start = time.monotonic()
+        timer = None
+        if s.seconds is not None and self.cut is not None:
+            timer = threading.Timer(s.seconds, self.cut)  # the slice ends mid-superstep too
+            timer.daemon = True
+            timer.start()
         if s.resume_from is None:
             seeds: list[tuple[str, float]] = []
             self._offer_seeds(seeds)
@@ -422,6 +456,8 @@ class Worker:
                 self._apply(step, inbox)
                 step.frontier, step.spilled = self._pending(), len(self.spill)
                 step.claimed = len(self.visited)
+                if self.counters is not None:
+                    step.limits = self.counters.take()
                 t3 = time.perf_counter()
                 step.fetch_seconds, step.exchange_seconds = t1 - t0, t2 - t1
                 step.apply_seconds = t3 - t2
@@ -449,6 +485,8 @@ class Worker:
                     self.stopped_by = "exhausted"
                 if self.stopped_by:
                     break
+        if timer is not None:
+            timer.cancel()
         self.frontier.close()
         if intents >= 0:
             os.close(intents)

@@ -23,6 +23,7 @@ from typing import Any
 
 from crawlers.bsp.engine import WorkerStep
 from crawlers.crawl.report import overlap
+from crawlers.page.policy import Counters
 
 __all__ = ["BspReport", "Collector", "SuperstepRecord", "imbalance"]
 
@@ -101,6 +102,10 @@ class BspReport:
     refetch_bound: int | None = None
     refetched: int | None = None
     resumed: int = 0
+    # fetches cut when the time slice or Ctrl-C ended the crawl (not pages), and each limit's
+    # counter summed over the workers (crawlers.page.policy; empty for the simulated web)
+    fetches_cut: int = 0
+    limits: dict[str, int] = field(default_factory=dict)
     per_superstep: list[SuperstepRecord] = field(default_factory=list)
     fetched_urls: list[str] = field(default_factory=list, repr=False)
 
@@ -138,11 +143,15 @@ class Collector:
         self.t0 = time.monotonic()
         self.resumed = 0  # pages of earlier sessions (restored by a resumed crawl)
         self.claimed: dict[int, int] = {}  # rank -> URLs it claimed, as of its last report
+        self.limits: Counter[str] = Counter()
+        self.cut = 0
+        self.guarded = False  # the web has a policy: report every limit's counter, 0s too
 
     def state(self) -> dict[str, Any]:
         """What a resumed crawl needs to report the whole crawl (for a journal snapshot)."""
         return {"records": self.records, "fetched": self.fetched, "errors": self.errors,
-                "per_worker": self.per_worker, "claimed": self.claimed}
+                "per_worker": self.per_worker, "claimed": self.claimed,
+                "limits": self.limits, "cut": self.cut}
 
     def restore(self, state: dict[str, Any]) -> None:
         """Take up a :meth:`state` snapshot: its pages count as resumed."""
@@ -152,6 +161,8 @@ class Collector:
         self.errors = Counter(state["errors"])
         self.per_worker = list(state["per_worker"])
         self.claimed = dict(state["claimed"])
+        self.limits = Counter(state.get("limits", {}))
+        self.cut = state.get("cut", 0)
         self.resumed = len(self.fetched)
 
     def start(self) -> None:
@@ -171,6 +182,8 @@ class Collector:
             self.fetched.extend(st.pages)
             self.seen.update(st.pages)
             self.errors.update(st.errors)
+            self.limits.update(st.limits)
+            self.cut += st.cut
             if self.sink is not None and st.results is not None:
                 for res in st.results:
                     self.sink.page(res)
@@ -199,6 +212,9 @@ class Collector:
         r.duplicates = n - unique
         r.overlap = overlap(n, unique)
         r.errors = dict(self.errors)
+        r.fetches_cut = self.cut
+        if self.limits or self.guarded:
+            r.limits = Counters(dict(self.limits)).as_dict()
         r.pages_per_second = (n - self.resumed) / seconds if seconds > 0 else 0.0
         r.resumed = self.resumed
         r.supersteps = len(self.records)

@@ -231,8 +231,9 @@ class ProcessGroup:
     """
 
     def __init__(self, size: int, timeout: float = 120.0,
-                 seeds: Sequence[str] = ()) -> None:
+                 seeds: Sequence[str] = (), stop_signal: int | None = None) -> None:
         self.size = size
+        self.stop_signal = stop_signal  # sent to the workers by request_stop (they handle it)
         self.timeout = timeout
         self.seeds = list(seeds)
         self.procs: list[Any] = []
@@ -254,8 +255,20 @@ class ProcessGroup:
         self.stopping = False  # set by request_stop; read once per round
 
     def request_stop(self) -> None:
-        """Ask the workers to stop after their current superstep (a flag: signal-safe)."""
+        """Ask the workers to stop after their current superstep (a flag: signal-safe), and
+        with a ``stop_signal``, send it to each live worker (the crawl's workers cut their
+        fetches in flight on ``SIGUSR1``, so that the superstep ends within the stop grace
+        however slow its sites are). Workers install their handler before their first barrier,
+        so the signal is sent only once a round has been collected (before, it could kill a
+        worker)."""
         self.stopping = True
+        if self.stop_signal is None or not self.rounds:
+            return
+        for rank in list(self.alive):
+            try:
+                os.kill(self.procs[rank].pid, self.stop_signal)
+            except (OSError, TypeError):  # already gone
+                pass
 
     def start(self, target: Callable[..., None], args_of: Callable[[int], tuple]) -> None:
         import multiprocessing

@@ -11,6 +11,7 @@ Subcommands::
     crawlab partition [FLAGS]    assign sites to K crawlers
     crawlab explore FRONTIER     explore its interleavings (DPOR); --replay a violation
     crawlab linearize FRONTIER   check recorded histories for linearizability
+    crawlab course WHAT DEST     write the student kit or Gradescope's autograder.zip
 
 Each subcommand is one module of :mod:`crawlers.cli` with the same three names: ``HELP`` (its
 line in ``crawlab --help``), ``add_arguments(parser)`` and ``run(args) -> exit status``; the
@@ -25,7 +26,17 @@ import sys
 from collections.abc import Sequence
 
 from crawlers.args import EXIT_USAGE, OneLineParser
-from crawlers.cli import bsp, crawl, explore, frontiers, lab, linearize, partition, serve
+from crawlers.cli import (
+    bsp,
+    course,
+    crawl,
+    explore,
+    frontiers,
+    lab,
+    linearize,
+    partition,
+    serve,
+)
 from crawlers.cli.userfrontier import install_source_check, resolve_frontier_argument
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -40,6 +51,7 @@ COMMANDS = (
     ("partition", partition),
     ("explore", explore),
     ("linearize", linearize),
+    ("course", course),
 )
 
 

@@ -79,6 +79,9 @@ def config_from_args(args: argparse.Namespace):
     from crawlers.bsp.driver import BspConfig
     from frontier.userclass import spec_of
 
+    if getattr(args, "stop_grace", None) is not None:
+        raise ValueError("--stop-grace applies to crawlab crawl: a BSP worker cuts its fetches "
+                         "when the slice ends or at Ctrl-C, and its superstep then ends")
     web = web_options(args, threads=args.robots)
     return BspConfig(web=web, procs=args.procs, robots=args.robots, R=args.R,
                      frontier=spec_of(args.frontier) or args.frontier,  # workers reload FILE.py
@@ -195,6 +198,12 @@ def print_report(r) -> None:
         ("failures (remote / local)", f"{r.failures} / {r.local_failures}"),
         ("errors", ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "none"),
     ]
+    rows.append(("fetches cut at the stop", str(r.fetches_cut)))
+    if r.limits:
+        acted = {k: v for k, v in r.limits.items() if v}
+        rows.append(("limits and rules that acted",
+                     ", ".join(f"{k} {v}" for k, v in acted.items())
+                     or "none"))
     if r.killed:
         rows.append(("workers lost", ", ".join(
             f"{k['rank']} (exit {k['exitcode']})" for k in r.killed)))

@@ -109,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
                 politeness_wait=target.politeness_wait, sink=sink,
                 ground_truth=target.truth, watchdog=args.watchdog, producers=args.producers,
                 poll=None if args.untimed_waits else POLL, thread_timeline=timeline,
-                journal=journal, reference=reference,
+                journal=journal, reference=reference, rules=target.rules,
+                counters=target.counters, stop_grace=opts.policy.stop_grace,
             )
             progress = None if args.json else _progress_printer()
             if journal is not None and not journal.fresh and not args.json:
@@ -208,6 +209,14 @@ def print_report(r) -> None:
                      f"{r.resumed} / {r.refetched} (<= {r.refetch_bound})"))
     if r.producers:
         rows.append(("producers / hand-off peak", f"{r.producers} / {r.handoff_peak} URLs"))
+    rows.append(("fetches cut at the stop", str(r.fetches_cut)
+                 + (f"  ({r.threads_unjoined} threads still running after the grace)"
+                    if r.threads_unjoined else "")))
+    acted = {k: v for k, v in r.limits.items() if v}
+    if r.limits:
+        rows.append(("limits and rules that acted",
+                     ", ".join(f"{k} {v}" for k, v in acted.items())
+                     or "none"))
     stats = {k: v for k, v in r.frontier_stats.items() if v}
     rows.append(("frontier counters", ", ".join(f"{k} {v}" for k, v in stats.items())))
     for k, v in rows:

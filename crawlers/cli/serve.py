@@ -52,6 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="site i listens on PORT+i (default: ephemeral ports)")
     parser.add_argument("--hold", default="60", metavar="SECONDS",
                         help="how long a timeout fault leaves a request unanswered")
+    parser.add_argument("--traps", action="store_true",
+                        help="add crawler traps to every generated site, linked from its home "
+                        "page under /trap/ (calendar, ever-deeper paths, growing queries, "
+                        "session ids, a 1 byte/s page, a gzip bomb, Retry-After 3600, redirects "
+                        "into paths robots.txt forbids, a 50 MB robots.txt on site 0)")
 
 
 def _number(args: argparse.Namespace, name: str, kind: type, low: float,
@@ -91,7 +96,13 @@ def _config_from_args(args: argparse.Namespace) -> tuple[Web | None, dict[str, A
         "port_base": (None if args.port_base is None
                       else _number(args, "port_base", int, 1, 65535 - n_sites + 1)),
         "hold": _number(args, "hold", float, 0.0, 86400.0),
+        "traps": args.traps,
     }
+    if args.traps and args.no_web:
+        raise ValueError("--traps adds traps to the generated web: not with --no-web")
+    if args.traps and args.disallow:
+        raise ValueError("--traps writes its own robots.txt (Disallow: /private/): not with "
+                         "--disallow")
     web = None if args.no_web else generate(pages, sites, seed=seed)
     return web, options
 

@@ -2,7 +2,7 @@
 
 :mod:`frontier.userclass` loads and checks the class; this module adds what only the command
 line may do (``frontier`` cannot import ``exercises``): it sets the grader's static check of the
-source (``exercises.policy.check_source``, where it exists) to run before a file is imported,
+source (:func:`exercises.static.check_source`) to run before an exercise's file is imported,
 and turns the ``frontier`` argument of a subcommand into the registered name.
 """
 
@@ -14,29 +14,30 @@ from pathlib import Path
 __all__ = ["install_source_check", "resolve_frontier_argument"]
 
 
-def _exercise_of(path: Path) -> str | None:
-    """The exercise whose frontier file is named like ``path`` (``None`` if none is)."""
-    try:
-        from exercises.grade import EXERCISES
-    except ImportError:
-        return None
-    for key, entry in EXERCISES.items():
-        frontier_class = entry[1]
-        if frontier_class and frontier_class.split(":")[0] == path.name:
-            return key
-    return None
-
-
 def install_source_check() -> bool:
-    """Make :func:`frontier.userclass.load_spec` run the grader's static check on a file
-    before importing it; ``False`` (and no check) where ``exercises.policy`` has none."""
+    """Make :func:`frontier.userclass.load_spec` run the grader's static check
+    (:func:`exercises.static.check_source`) on an exercise's file before importing it: the
+    file and class an exercise asks for (:func:`exercises.policy.exercise_of`) must keep that
+    exercise's rules. A class no exercise asks for has no rules to keep. ``False`` (and no
+    check) where ``exercises`` has no static check."""
     from frontier import userclass
 
     try:
-        from exercises.policy import check_source
+        from exercises.policy import exercise_of
+        from exercises.static import SourceError, check_source
     except ImportError:
         return False
-    userclass.set_source_check(lambda path: list(check_source(path, _exercise_of(path))))
+
+    def check(path: Path, class_name: str) -> list[str]:
+        exercise = exercise_of(str(path), class_name)
+        if exercise is None:
+            return []
+        try:
+            return list(check_source(path, exercise, shown_as=str(path)))
+        except SourceError as exc:
+            return [str(exc)]
+
+    userclass.set_source_check(check)
     return True
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from crawlers.args import non_negative, positive_int
+from crawlers.args import non_negative, non_negative_int, positive, positive_int
 
 __all__ = ["add_web_arguments", "web_options"]
 
@@ -33,9 +33,55 @@ def add_web_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--politeness", type=non_negative, metavar="S",
                    help="delay between requests to one site, --seed-url only (default: 1 s; "
                    "0: none of ours; a site's robots.txt Crawl-delay, if longer, is kept)")
+    add_limit_arguments(p)
+
+
+def add_limit_arguments(p: argparse.ArgumentParser) -> None:
+    """One flag per limit of :data:`crawlers.page.policy.LIMITS` (``--max-url-length N`` ...),
+    default None so that :func:`web_options` can tell a value given from a default."""
+    from dataclasses import fields
+
+    from crawlers.page.policy import LIMITS, MAY_BE_ZERO, Policy
+
+    defaults = {f.name: f.default for f in fields(Policy)}
+    g = p.add_argument_group("limits against a hostile web (each counted in the report)")
+    for limit in LIMITS:
+        default = defaults[limit.name]
+        if isinstance(default, int):
+            kind = non_negative_int if limit.name in MAY_BE_ZERO else positive_int
+        else:
+            kind = non_negative if limit.name in MAY_BE_ZERO else positive
+        g.add_argument(limit.flag, type=kind, metavar=_METAVAR.get(limit.unit, "N"),
+                       help=f"{limit.acts} (default: {default:g} {limit.unit})")
 
 
 _GENERATED = ("pages", "sites", "seed", "latency", "jitter")  # flags of the generated web
+_METAVAR = {"s": "S", "bytes": "BYTES"}
+#: Limits that act on the served generated web too (its fetcher); the others act on links and
+#: robots.txt, which only --seed-url crawls check. Every limit means nothing with --sim but
+#: the stop grace.
+_FETCH_LIMITS = ("fetch_seconds", "max_bytes", "max_redirects", "retry_after_cap",
+                 "max_retries", "stop_grace")
+
+
+def policy_of(args: argparse.Namespace, kind: str):
+    """The :class:`~crawlers.page.policy.Policy` of the limit flags given (defaults for the
+    others); a limit flag that has no effect on the ``kind`` of web is a :class:`ValueError`."""
+    from crawlers.page.policy import LIMITS, Policy
+
+    given = {limit.name: getattr(args, limit.name, None) for limit in LIMITS}
+    given = {k: v for k, v in given.items() if v is not None}
+    for name in given:
+        flag = "--" + name.replace("_", "-")
+        if kind == "sim" and name != "stop_grace":
+            raise ValueError(f"{flag} has no effect with --sim (the simulated web has no "
+                             "traps to limit)")
+        if kind == "served" and name not in _FETCH_LIMITS:
+            raise ValueError(f"{flag} applies to --seed-url sites (the generated web's links "
+                             "and robots.txt need no limit); on the generated web only "
+                             + ", ".join("--" + n.replace("_", "-") for n in _FETCH_LIMITS)
+                             + " act")
+    return Policy(**given)
 
 
 def web_options(args: argparse.Namespace, threads: int):
@@ -67,6 +113,7 @@ def web_options(args: argparse.Namespace, threads: int):
     defaults = WebOptions()
     values = {name: getattr(args, name) for name in given}
     return WebOptions(kind=kind, seed_urls=args.seed_url, threads=threads,
+                      policy=policy_of(args, kind),
                       **{name: values.get(name, getattr(defaults, name))
                          for name in (*_GENERATED, "parser", "politeness")})
 

@@ -77,6 +77,16 @@ class Crawler:
     ``run()`` begins its session and closes it. ``reference``: a
     :class:`~crawlers.crawl.report.ReferenceList` to measure coverage against (it takes
     precedence over ``ground_truth``'s size for coverage).
+
+    Against a hostile web: ``rules`` (a :class:`~crawlers.page.rules.UrlRules`, which holds the
+    scope too and then replaces ``in_scope``) filters and cleans the links (``admit``) and
+    bounds each site (``claim_site``, once per new URL);
+    ``counters`` (the policy's :class:`~crawlers.page.policy.Counters`) go into the report's
+    ``limits``. When the time slice ends or Ctrl-C arrives, the fetcher's ``cut_all()`` (if it
+    has one) cuts every fetch in flight and the threads are given ``stop_grace`` seconds to
+    return; the report then says the time actually taken (``seconds``), the fetches cut
+    (``fetches_cut``: not counted as pages, a resumed crawl fetches them again) and the threads
+    still running after the grace (``threads_unjoined``, abandoned as daemon threads).
     """
 
     def __init__(
@@ -99,6 +109,9 @@ class Crawler:
         thread_timeline: Any = None,
         journal: Any = None,
         reference: Any = None,
+        rules: Any = None,
+        counters: Any = None,
+        stop_grace: float = 2.0,
     ) -> None:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
@@ -131,6 +144,11 @@ class Crawler:
         self.poll = poll
         self.journal = journal
         self.reference = reference
+        self.rules = rules
+        self.counters = counters
+        self.stop_grace = stop_grace
+        self._cut = 0  # fetches cut by the end of the crawl (under _work_lock)
+        self._unjoined = 0
         self._resumed = 0
         self._refetch_bound: int | None = None
         # Batches of new links from the robots to the producers (producers > 0 only).
@@ -320,8 +338,14 @@ class Crawler:
                     result = self.fetcher.fetch(url)
                 finally:
                     tl.record("fetch", start, time.perf_counter())
+            if result.error == faults.STOPPED:  # cut by the end of the crawl: not a page
+                with self._work_lock:
+                    self._cut += 1
+                return
         links = result.links
-        if self.in_scope is not None:
+        if self.rules is not None:  # scope included, and each rejection counted
+            links = self.rules.admit(links)
+        elif self.in_scope is not None:
             links = [u for u in links if self.in_scope(u)]
         now = time.monotonic()
         with self._work_lock:
@@ -342,10 +366,14 @@ class Crawler:
             new = []
             for u, c in zip(links, cash):
                 fresh = self.visited.claim(u)
+                if fresh and self.rules is not None and not self.rules.claim_site(u):
+                    continue
                 if (fresh or u not in self._fetch_once) and self.opic.refresh(u, c):
                     new.append((u, c))
         else:
-            new = [(u, 0.0) for u in links if self.visited.claim(u)]
+            claim_site = None if self.rules is None else self.rules.claim_site
+            new = [(u, 0.0) for u in links
+                   if self.visited.claim(u) and (claim_site is None or claim_site(u))]
         if self.journal is not None:  # before the links can be fetched (crawlers.crawl.journal)
             self.journal.record(url, result.status, result.error, new)
         self._enqueue(i, new)
@@ -497,17 +525,28 @@ class Crawler:
             self._finish("interrupted")
         finally:
             self._stop.set()
-            stopped = time.monotonic()
-            self.frontier.close()
-            for t in [*robots, seeder, watchdog]:
-                t.join(timeout=max(5.0, 3 * self.watchdog))
+            self._end_threads([*robots, seeder, watchdog])
             if self.journal is not None:
                 self.journal.close()
-        # Pages in flight when the crawl stopped are still counted when they land, so the clock
-        # runs until the last of them: pages per second never count a page without its time.
-        with self._work_lock:
-            elapsed = max(stopped, self._last_page) - self._t0
-        return self._report(elapsed)
+        # The clock runs until the threads returned (or the grace ran out): the time actually
+        # taken, pages in flight at the stop included.
+        return self._report(time.monotonic() - self._t0)
+
+    def _end_threads(self, threads: list[threading.Thread]) -> None:
+        """Join the threads after the stop. A time slice or Ctrl-C cuts the fetches in flight
+        (the fetcher's ``cut_all``) and waits ``stop_grace`` seconds in all; other ends (the web
+        exhausted, the page budget, a deadlock) let the fetches in flight finish, as long as
+        before (at least 5 s, or three watchdog periods)."""
+        cut = self._stopped_by in ("time", "interrupted")
+        cut_all = getattr(self.fetcher, "cut_all", None)
+        if cut and cut_all is not None:
+            cut_all()
+        self.frontier.close()
+        patience = self.stop_grace if cut else max(5.0, 3 * self.watchdog)
+        end = time.monotonic() + patience
+        for t in threads:
+            t.join(timeout=max(0.0, end - time.monotonic()))
+        self._unjoined = sum(t.is_alive() for t in threads)
 
     def _restore(self, restored: Any) -> list[tuple[str, float]]:
         """Take up a journal's crawl: its done pages count as fetched, every URL it discovered
@@ -551,6 +590,9 @@ class Crawler:
                 handoff_peak=self._handoff_peak,
                 resumed=self._resumed,
                 refetch_bound=self._refetch_bound,
+                fetches_cut=self._cut,
+                threads_unjoined=self._unjoined,
+                limits={} if self.counters is None else self.counters.as_dict(),
             )
             fetched = list(self._fetched) if final else []
             if final and self.record_timeline:

@@ -105,6 +105,12 @@ class CrawlReport:
     refetched: int = 0
     refetch_bound: int | None = None
     journal_commits: int = 0
+    # fetches cut when --seconds or Ctrl-C ended the crawl (not pages), threads still running
+    # after the stop grace, and each limit's counter (crawlers.page.policy) when the web is
+    # guarded by one
+    fetches_cut: int = 0
+    threads_unjoined: int = 0
+    limits: dict[str, int] = field(default_factory=dict)
     frontier_stats: dict[str, int] = field(default_factory=dict)
     timeline: list[tuple[float, str]] = field(default_factory=list, repr=False)
 

@@ -15,19 +15,26 @@ Three kinds:
     no parsing, a latency model; or zero latency to measure the frontier alone.
 ``urls``
     any sites given by seed URL, real ones included: scope limited to the seed sites,
-    robots.txt honoured (its Crawl-delay too), a politeness delay per site.
+    robots.txt honoured (its Crawl-delay too), a politeness delay per site, and every limit of
+    the web options' :class:`~crawlers.page.policy.Policy`: URL rules on links, the same rules,
+    robots.txt and politeness on every redirect hop (:class:`~crawlers.page.rules.LinkGate`).
+
+The served web's fetcher works under the policy too (the whole-fetch budget, sizes, redirects);
+its links are the generated web's own and need no rules.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from crawlers.crawl.report import GroundTruth, ReferenceList
 from crawlers.page.fetch import Fetcher, HttpFetcher
+from crawlers.page.policy import Counters, Policy
 from crawlers.page.robots import Politeness, RobotsCache
+from crawlers.page.rules import LinkGate, UrlRules
 from crawlers.page.urls import Scope, normalize
 
 __all__ = ["Target", "WebOptions", "load_reference", "open_target"]
@@ -47,12 +54,15 @@ class WebOptions:
     parser: str = "lxml"
     politeness: float = 1.0  # seconds between requests to one site (--seed-url); 0: none
     threads: int = 8  # sizes the HTTP connection pool
+    policy: Policy = field(default_factory=Policy)  # the limits against a hostile web
 
 
 @dataclass
 class Target:
     """A ready-to-crawl web. ``in_scope``, ``robots_allowed`` and ``politeness_wait`` are
-    ``None`` when the web needs no such rule; ``truth`` is ``None`` for unknown webs."""
+    ``None`` when the web needs no such rule; ``truth`` is ``None`` for unknown webs.
+    ``rules`` (URL rules and per-site budgets, real sites only) and ``counters`` (the policy's,
+    for the report; ``None`` for the simulated web, which has no limits to reach)."""
 
     fetcher: Fetcher
     seeds: list[str]
@@ -61,6 +71,8 @@ class Target:
     in_scope: Callable[[str], bool] | None = None
     robots_allowed: Callable[[str], bool] | None = None
     politeness_wait: Callable[[str], Any] | None = None
+    rules: UrlRules | None = None
+    counters: Counters | None = None
 
 
 def _check(opts: WebOptions) -> None:
@@ -109,10 +121,12 @@ def open_target(opts: WebOptions) -> Iterator[Target]:
 
     with WebServer(web, latency=opts.latency, jitter=jitter, seed=opts.seed) as server:
         addressing = server.addressing
-        fetcher = HttpFetcher(parser=opts.parser, pool_size=max(8, opts.threads))
+        fetcher = HttpFetcher(parser=opts.parser, pool_size=max(8, opts.threads),
+                              policy=opts.policy)
         try:
             yield Target(
                 fetcher=fetcher,
+                counters=opts.policy.counters,
                 seeds=server.seed_urls,
                 truth=GroundTruth(web.size, web.pagerank(), addressing.page_of),
                 description=f"generated web served on 127.0.0.1: {web.size} pages, "
@@ -131,11 +145,14 @@ def _real_sites(opts: WebOptions) -> Iterator[Target]:
         seeds.append(url)
     if not seeds:
         raise ValueError("give at least one --seed-url")
-    fetcher = HttpFetcher(parser=opts.parser, pool_size=max(8, opts.threads))
-    robots = RobotsCache(fetcher)
+    policy = opts.policy
+    fetcher = HttpFetcher(parser=opts.parser, pool_size=max(8, opts.threads), policy=policy)
+    robots = RobotsCache(fetcher, policy=policy)
     # 0: no delay of ours (a local site needs none); a site's robots.txt Crawl-delay still holds
     polite = Politeness(opts.politeness, site_delay=robots.crawl_delay)
     scope = Scope(seeds)
+    rules = UrlRules(policy, scope)
+    fetcher.gate = LinkGate(rules, robots, polite)
     try:
         yield Target(
             fetcher=fetcher,
@@ -144,6 +161,8 @@ def _real_sites(opts: WebOptions) -> Iterator[Target]:
             in_scope=scope.__contains__,
             robots_allowed=robots.allowed,
             politeness_wait=polite.wait,
+            rules=rules,
+            counters=policy.counters,
             description=f"{len(scope.sites)} site(s) from seed URLs, robots.txt honoured "
             f"(Crawl-delay too), politeness {opts.politeness:g} s",
         )

@@ -30,6 +30,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import lxml.etree
 import lxml.html
@@ -189,6 +190,7 @@ def resolve_links(hrefs: Iterable[str | None], url: str, base_href: str | None) 
     plain = _PlainResolver.for_base(base)
     directory = _directory_of(base)
     seen: dict[str, None] = {}
+    dropped = odd = 0
     for href in dict.fromkeys(hrefs):
         if href is None:
             continue
@@ -198,25 +200,63 @@ def resolve_links(hrefs: Iterable[str | None], url: str, base_href: str | None) 
             link = _normalize_cached(href, against)
         if link is not None:
             seen.setdefault(link, None)
-    return list(seen)
+        else:
+            dropped += 1
+            odd += _odd_host(href)
+    links = Links(seen)
+    links.dropped, links.odd_hosts = dropped, odd
+    return links
+
+
+class Links(list):
+    """The links of a page (a list), and how many distinct hrefs were dropped: ``dropped``
+    in all (not http(s), or not a URL), ``odd_hosts`` of them for a host that is not plain
+    ASCII yet maps onto an IP address (see :func:`crawlers.page.urls.normalize`);
+    ``truncated``: the parser stopped early (markup nested too deep), links after that point
+    are missing."""
+
+    dropped = 0
+    odd_hosts = 0
+    truncated = False
+
+
+def _odd_host(href: str) -> bool:
+    """Whether ``href`` names a host outside ASCII (the only hrefs with a host that
+    :func:`normalize` refuses for its host alone). O(len(href))."""
+    try:
+        host = urlsplit(href.strip()).hostname
+    except ValueError:
+        return False
+    return bool(host) and not host.isascii()
 
 
 _per_thread = threading.local()
 
 
 def _thread_parser() -> lxml.html.HTMLParser:
-    """This thread's own HTML parser (made on first use), so lxml can parse without the GIL."""
+    """This thread's own HTML parser (made on first use), so lxml can parse without the GIL.
+
+    ``huge_tree``: libxml2 then nests up to 2048 elements deep instead of 256 (a page nesting
+    300 ``div`` lost every link after them); the body is already bounded by the fetcher's size
+    cap, which is what the default limit guards against."""
     parser = getattr(_per_thread, "parser", None)
     if parser is None:
-        parser = _per_thread.parser = lxml.html.HTMLParser(collect_ids=False)
+        parser = _per_thread.parser = lxml.html.HTMLParser(collect_ids=False, huge_tree=True)
     return parser
+
+
+def _cut_short(parser: lxml.html.HTMLParser) -> bool:
+    """Whether the parser's last run stopped at a resource limit (nesting too deep): the
+    links after that point are not in the tree."""
+    return any(e.level == lxml.etree.ErrorLevels.FATAL for e in parser.error_log)
 
 
 def extract_lxml(body: bytes, url: str) -> list[str]:
     """Links of ``body`` with one ``lxml.html`` parse in C, then the hrefs. O(len(body))."""
     check_html(body)
+    parser = _thread_parser()
     try:
-        root = lxml.html.document_fromstring(body, parser=_thread_parser())
+        root = lxml.html.document_fromstring(body, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise MalformedPage(str(exc)) from None
     base_href = None
@@ -224,7 +264,9 @@ def extract_lxml(body: bytes, url: str) -> list[str]:
         base_href = base.get("href")
         if base_href:
             break
-    return resolve_links((el.get("href") for el in root.iter(*LINK_TAGS)), url, base_href)
+    links = resolve_links((el.get("href") for el in root.iter(*LINK_TAGS)), url, base_href)
+    links.truncated = _cut_short(parser)
+    return links
 
 
 def _soup(body: bytes):  # noqa: ANN202 - bs4 is an optional-looking heavy import

@@ -15,6 +15,10 @@ error kind                  meaning
 ``malformed``               the body is not an HTML document (empty or binary)
 ``invalid-url``             the URL (or a redirect target) cannot be fetched
 ``internal``                an unexpected exception in the fetcher itself (a bug)
+``deadline``                the whole fetch outlasted its budget (``fetch_seconds``) and was cut
+``stopped``                 the crawl ended (``--seconds``, Ctrl-C) while the fetch ran: cut
+``off-scope``               a redirect led out of the crawl's scope (not followed)
+``url-rule``                a redirect target broke a URL rule (length, depth, traps)
 ==========================  ==============================================================
 
 A fault is injected either by rate (:class:`FaultPlan`, deterministic per page from a
@@ -38,12 +42,16 @@ TOO_LARGE = "too-large"
 MALFORMED = "malformed"
 INVALID_URL = "invalid-url"
 INTERNAL = "internal"
-ROBOTS = "robots"  # recorded by the crawler, not a fetcher: robots.txt disallows the URL
+ROBOTS = "robots"  # robots.txt disallows the URL (or a redirect target)
+DEADLINE = "deadline"
+STOPPED = "stopped"
+OFF_SCOPE = "off-scope"
+URL_RULE = "url-rule"
 
 #: Every error kind except the ``http-NNN`` family.
 ERROR_KINDS: frozenset[str] = frozenset(
     {TIMEOUT, CONNECTION, TOO_MANY_REDIRECTS, NOT_HTML, TOO_LARGE, MALFORMED, INVALID_URL,
-     INTERNAL, ROBOTS}
+     INTERNAL, ROBOTS, DEADLINE, STOPPED, OFF_SCOPE, URL_RULE}
 )
 
 

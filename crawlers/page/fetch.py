@@ -9,9 +9,11 @@ implementations exist: :class:`HttpFetcher` (real HTTP through ``requests``) and
 
 from __future__ import annotations
 
+import email.utils
 import http.cookiejar
+import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import requests
@@ -19,12 +21,18 @@ import urllib3
 from requests.adapters import HTTPAdapter
 
 from crawlers.page import faults
+from crawlers.page.deadline import DEADLINE, Budget, Deadlines, mount
 from crawlers.page.extract import Extractor, MalformedPage, get_extractor
+from crawlers.page.policy import Policy
 from crawlers.page.urls import normalize
 
 #: Content types whose body is parsed for links.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+#: Statuses that ask the crawler to come back later (with or without ``Retry-After``).
+BUSY_STATUSES = frozenset({429, 503})
+#: The wait before retrying a busy answer that names no ``Retry-After`` (seconds).
+DEFAULT_RETRY_WAIT = 1.0
 _CHUNK = 65536
 
 
@@ -48,11 +56,25 @@ class FetchResult:
     elapsed: float = 0.0
     redirects: int = 0
     parse_seconds: float = 0.0
+    retries: int = 0
 
     @property
     def ok(self) -> bool:
         """True when the page was fetched and parsed without error."""
         return self.error is None
+
+
+class Gate(Protocol):
+    """What a fetcher asks before it follows a redirect or retries a busy site: the same
+    scope, URL rules, robots.txt and politeness as a link gets (built by the crawl's target,
+    :class:`crawlers.page.rules.LinkGate`). Thread-safe."""
+
+    def hop(self, url: str) -> tuple[str | None, str | None]:
+        """``(url, None)`` with the URL to fetch (rules may clean it) once politeness allows,
+        or ``(None, error_kind)`` when it may not be fetched."""
+
+    def hold(self, url: str, seconds: float) -> None:
+        """The site of ``url`` asked for ``seconds`` of quiet (Retry-After)."""
 
 
 class Fetcher(Protocol):
@@ -100,48 +122,93 @@ def _discard(response: requests.Response) -> None:
         response.close()
 
 
-class HttpFetcher:
-    """Fetches pages over HTTP with one pooled ``requests.Session``.
+def retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds asked by a ``Retry-After`` header (delay-seconds or an HTTP date), or None when
+    absent or unreadable. Never negative.
 
-    * connect and read timeouts (``timeout=(connect, read)``);
-    * redirects followed by hand, each target normalized, at most ``max_redirects``;
+    >>> retry_after("120"), retry_after(None), retry_after("soon")
+    (120.0, None, None)
+    """
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class HttpFetcher:
+    """Fetches pages over HTTP with one pooled ``requests.Session``, under a
+    :class:`~crawlers.page.policy.Policy`:
+
+    * a budget on the **whole** fetch (``fetch_seconds``: connection, headers, body, redirects),
+      enforced by :class:`~crawlers.page.deadline.Deadlines`, not by a read timeout that restarts
+      with every byte; connect and read timeouts (``timeout=(connect, read)``) still apply;
+    * redirects followed by hand, each target normalized, at most ``max_redirects``, a chain
+      that comes back to a URL it passed given up at once; with a :class:`Gate`, every hop is a
+      new URL that passes scope, URL rules, robots.txt and politeness first;
+    * 429 and 503 retried at most ``max_retries`` times after the site's ``Retry-After`` (at
+      most ``retry_after_cap``; a longer one gives the URL up and holds the site for the cap);
     * content type checked from the headers before the body is read (``not-html``);
-    * the body streamed and cut at ``max_bytes`` (``too-large``), decompressed bytes count;
-    * links extracted with the extractor named by ``parser`` (``lxml`` or ``bs4``).
+    * the body streamed and cut at ``max_bytes`` (``too-large``), inflated bytes counted;
+    * links extracted with the extractor named by ``parser`` (``lxml`` or ``bs4``); a page
+      that cannot be parsed is ``malformed``, and nothing raises (``internal`` for a bug).
+
+    ``max_bytes`` and ``max_redirects`` given here override the policy's. Every limit that acts
+    is counted in ``policy.counters``. :meth:`cut_all` ends every fetch in flight and refuses
+    new ones (the crawl is over).
 
     Thread-safe: it is meant to be shared by up to ``pool_size`` threads. The only shared
-    state is the session's connection pool (urllib3 pools are thread-safe); cookies are
-    disabled so that the cookie jar is never written, and redirects are handled here with
-    local state only. Cost per fetch: O(body size) plus the network time.
+    state is the session's connection pool (urllib3 pools are thread-safe), the deadlines
+    (locked) and the counters (locked); cookies are disabled so that the cookie jar is never
+    written, and redirects are handled here with local state only. Cost per fetch: O(body
+    size) plus the network time.
     """
 
     def __init__(
         self,
         parser: str = "lxml",
         timeout: tuple[float, float] = (3.05, 10.0),
-        max_bytes: int = 2_000_000,
-        max_redirects: int = 5,
+        max_bytes: int | None = None,
+        max_redirects: int | None = None,
         pool_size: int = 64,
         user_agent: str = "crawlab/0.1 (+https://example.invalid/crawlab)",
         max_hosts: int = 256,
+        policy: Policy | None = None,
     ) -> None:
+        policy = Policy() if policy is None else policy
+        changes = {k: v for k, v in (("max_bytes", max_bytes), ("max_redirects", max_redirects))
+                   if v is not None}
+        self.policy = replace(policy, **changes) if changes else policy
+        self.counters = self.policy.counters
         self.parser = parser
         self.extract: Extractor = get_extractor(parser)
         self.timeout = timeout
-        self.max_bytes = max_bytes
-        self.max_redirects = max_redirects
+        self.max_bytes = self.policy.max_bytes
+        self.max_redirects = self.policy.max_redirects
+        self.gate: Gate | None = None  # set by the crawl's target (scope, robots, politeness)
+        self.deadlines = Deadlines()
+        self._stopped = threading.Event()  # set by cut_all: waits end, new fetches are cut
         self.session = requests.Session()
         self.session.headers["User-Agent"] = user_agent
         self.session.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
         self.session.trust_env = False  # no proxies from the environment for 127.0.0.1
         adapter = HTTPAdapter(pool_connections=max_hosts, pool_maxsize=pool_size,
                               max_retries=0, pool_block=False)
+        mount(adapter)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         self._no_proxies: dict[str, str] = {}
 
     def close(self) -> None:
-        """Close every pooled connection."""
+        """Close every pooled connection (and stop the deadline watcher)."""
+        self.deadlines.close()
         self.session.close()
 
     def __enter__(self) -> HttpFetcher:
@@ -149,6 +216,19 @@ class HttpFetcher:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def cut_all(self) -> int:
+        """The crawl is over: cut every fetch in flight (their results say ``stopped``), end
+        every wait, and cut every later fetch at once. Returns the fetches cut in flight."""
+        self._stopped.set()
+        if self.gate is not None and hasattr(self.gate, "stop"):
+            self.gate.stop()
+        return self.deadlines.cut_all()
+
+    @property
+    def fetches_cut(self) -> int:
+        """Fetches cut by :meth:`cut_all` so far (in flight, or started after it)."""
+        return self.deadlines.cut_stopped
 
     def _send(self, url: str) -> requests.Response:
         """One GET of ``url`` with its headers only read (the body stays on the socket).
@@ -168,13 +248,67 @@ class HttpFetcher:
         return adapter.send(request, stream=True, timeout=self.timeout, verify=True,
                             proxies=self._no_proxies)
 
-    def _get(self, url: str, result: FetchResult) -> requests.Response | None:
-        """GET ``url`` following redirects by hand; None (and ``result.error``) on error."""
+    def _wait(self, budget: Budget, seconds: float) -> None:
+        """Wait ``seconds`` off the budget's clock; a stop ends the wait."""
+        self.deadlines.pause(budget)
+        try:
+            self._stopped.wait(seconds)
+        finally:
+            self.deadlines.resume(budget)
+
+    def _ask_gate(self, budget: Budget, url: str) -> tuple[str | None, str | None]:
+        if self.gate is None:
+            return url, None
+        self.deadlines.pause(budget)  # politeness waits are not the server's time
+        try:
+            return self.gate.hop(url)
+        finally:
+            self.deadlines.resume(budget)
+
+    def _busy(self, budget: Budget, url: str, response: requests.Response,
+              result: FetchResult) -> bool:
+        """A 429/503 answer: hold the site and say whether to retry ``url`` (after waiting)."""
+        asked = retry_after(response.headers.get("Retry-After"))
+        cap = self.policy.retry_after_cap
+        wait = DEFAULT_RETRY_WAIT if asked is None else asked
+        if asked is not None:
+            self.counters.add("retry_after")
+        if wait > cap:
+            self.counters.add("retry_after_cap")
+            if self.gate is not None:
+                self.gate.hold(url, cap)
+            return False
+        if result.retries >= self.policy.max_retries:
+            self.counters.add("max_retries")
+            return False
+        result.retries += 1
+        self.counters.add("retries")
+        if self.gate is not None:
+            self.gate.hold(url, wait)  # the hop below waits for the site's slot
+        else:
+            self._wait(budget, wait)
+        return not self._stopped.is_set()
+
+    def _get(self, url: str, result: FetchResult, budget: Budget,
+             gated: bool = True) -> requests.Response | None:
+        """GET ``url`` following redirects (and retrying busy answers) by hand; None (and
+        ``result.error``) on error. ``gated``: ask the gate before every hop and retry."""
         current = url
+        chain = {url}
         while True:
             response = self._send(current)
             result.final_url = current
             result.status = response.status_code
+            if gated and response.status_code in BUSY_STATUSES:
+                retry = self._busy(budget, current, response, result)
+                _discard(response)
+                if not retry:
+                    return response
+                target, refusal = self._ask_gate(budget, current)
+                if target is None:
+                    result.error = refusal
+                    return None
+                continue
             if response.status_code not in REDIRECT_STATUSES:
                 return response
             location = response.headers.get("Location")
@@ -185,34 +319,77 @@ class HttpFetcher:
             if target is None:
                 result.error = faults.INVALID_URL
                 return None
-            if result.redirects >= self.max_redirects:
+            if target in chain:
+                self.counters.add("redirect_loop")
                 result.error = faults.TOO_MANY_REDIRECTS
                 return None
+            if result.redirects >= self.max_redirects:
+                self.counters.add("max_redirects")
+                result.error = faults.TOO_MANY_REDIRECTS
+                return None
+            if gated:
+                checked, refusal = self._ask_gate(budget, target)
+                if checked is None:
+                    self.counters.add("redirect_refused")
+                    result.error = refusal
+                    return None
+                target = checked
+            chain.add(target)
             result.redirects += 1
             current = target
 
-    def _read(self, response: requests.Response, result: FetchResult) -> bytes | None:
-        """The body, at most ``max_bytes`` of it; None (and ``result.error``) if larger."""
+    def _read(self, response: requests.Response, result: FetchResult, limit: int,
+              truncate: bool = False) -> bytes | None:
+        """The body, at most ``limit`` bytes of it; None (and ``result.error``) if larger,
+        or its first ``limit`` bytes with ``truncate``."""
         declared = response.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > self.max_bytes:
+        if not truncate and declared.isdigit() and int(declared) > limit:
             result.error = faults.TOO_LARGE
             return None
         chunks: list[bytes] = []
         for chunk in response.iter_content(_CHUNK):
             chunks.append(chunk)
             result.size += len(chunk)
-            if result.size > self.max_bytes:
+            if result.size > limit:
+                if truncate:
+                    return b"".join(chunks)[:limit]
                 result.error = faults.TOO_LARGE
                 return None
         return b"".join(chunks)
+
+    def _classify_cut(self, budget: Budget, result: FetchResult, counter: str) -> None:
+        """A fetch whose budget was cut failed for that reason, whatever the library said."""
+        if budget.cut is None:
+            return
+        if budget.cut == DEADLINE:
+            result.error = faults.DEADLINE
+            self.counters.add(counter)
+        else:
+            result.error = faults.STOPPED
+            self.counters.add("stop_grace")
+        result.links = []
+
+    def _count_dropped(self, links: list[str]) -> None:
+        """Count the hrefs the extractor dropped (see :class:`~crawlers.page.extract.Links`)."""
+        if getattr(links, "truncated", False):
+            self.counters.add("parse_truncated")
+        dropped = getattr(links, "dropped", 0)
+        if dropped:
+            odd = getattr(links, "odd_hosts", 0)
+            self.counters.add("bad_scheme", dropped - odd)
+            if odd:
+                self.counters.add("odd_host", odd)
 
     def fetch(self, url: str) -> FetchResult:
         """Fetch ``url`` and extract its links; never raises (see the class docstring)."""
         start = time.perf_counter()
         result = FetchResult(url=url, final_url=url)
         response = None
+        budget = self.deadlines.begin(self.policy.fetch_seconds)
         try:
-            response = self._get(url, result)
+            if budget.cut is not None:
+                return result  # the crawl is over (classified below)
+            response = self._get(url, result, budget)
             if response is None:
                 return result
             result.content_type = response.headers.get("Content-Type")
@@ -222,13 +399,17 @@ class HttpFetcher:
             elif media_type(result.content_type) not in HTML_TYPES:
                 result.error = faults.NOT_HTML
             else:
-                body = self._read(response, result)
-                if body is not None:
+                body = self._read(response, result, self.max_bytes)
+                if body is None:
+                    self.counters.add("max_bytes")
+                elif budget.cut is None:
                     parse_start = time.perf_counter()
                     try:
                         result.links = self.extract(body, result.final_url)
+                        self._count_dropped(result.links)
                     except MalformedPage:
                         result.error = faults.MALFORMED
+                        self.counters.add("parse_failed")
                     result.parse_seconds = time.perf_counter() - parse_start
         except requests.exceptions.RequestException as exc:
             result.error = _error_kind(exc)
@@ -237,23 +418,47 @@ class HttpFetcher:
         finally:
             if response is not None:
                 response.close()
+            self.deadlines.end(budget)
+            self._classify_cut(budget, result, "fetch_seconds")
             result.elapsed = time.perf_counter() - start
         return result
 
     def fetch_text(self, url: str) -> tuple[int | None, str]:
-        """``(status, text)`` of ``url`` (redirects followed, size capped); never raises."""
+        """``(status, text)`` of robots.txt at ``url``; ``(None, "")`` when nothing usable
+        arrived. Never raises.
+
+        Under the policy's robots limits: the whole fetch within ``robots_fetch_seconds``
+        (else nothing arrived), redirects followed (at most ``max_redirects``, no gate: the
+        rules are being fetched), and only the first ``robots_max_bytes`` read, cut at the
+        last whole line (RFC 9309 2.5: a crawler must parse at least 500 KiB, and may ignore
+        the rest), counted as ``robots_max_bytes``.
+        """
         result = FetchResult(url=url, final_url=url)
         response = None
+        limit = self.policy.robots_max_bytes
+        budget = self.deadlines.begin(self.policy.robots_fetch_seconds)
         try:
-            response = self._get(url, result)
+            if budget.cut is not None:
+                return None, ""
+            response = self._get(url, result, budget, gated=False)
             if response is None:
                 return None, ""
-            body = self._read(response, result)
-            if body is None:
+            body = self._read(response, result, limit, truncate=True)
+            if body is None or budget.cut is not None:
                 return None, ""
-            return response.status_code, body.decode(response.encoding or "utf-8", "replace")
-        except requests.exceptions.RequestException:
+            if result.size > limit:
+                self.counters.add("robots_max_bytes")
+                body = body[: body.rfind(b"\n") + 1]
+            try:
+                text = body.decode(response.encoding or "utf-8", "replace")
+            except LookupError:  # a charset nobody knows
+                text = body.decode("utf-8", "replace")
+            return response.status_code, text
+        except Exception:  # requests' errors, and anything the web makes a library raise
             return None, ""
         finally:
             if response is not None:
                 response.close()
+            self.deadlines.end(budget)
+            if budget.cut == DEADLINE:
+                self.counters.add("robots_fetch_seconds")

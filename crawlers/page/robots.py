@@ -13,17 +13,19 @@ from urllib.robotparser import RobotFileParser
 
 from crawlers.page.clock import Clock, RealClock
 from crawlers.page.fetch import Fetcher
+from crawlers.page.policy import Policy
 from crawlers.page.urls import origin_of, site_of
 
 __all__ = ["Politeness", "RobotsCache"]
 
 
 class _RobotsEntry:
-    __slots__ = ("ready", "parser")
+    __slots__ = ("ready", "parser", "expires")
 
     def __init__(self) -> None:
-        self.ready = threading.Event()  # set once ``parser`` is final
+        self.ready = threading.Event()  # set once ``parser`` and ``expires`` are final
         self.parser: RobotFileParser | None = None
+        self.expires: float | None = None  # when to ask again (unreachable robots.txt only)
 
 
 class RobotsCache:
@@ -31,17 +33,27 @@ class RobotsCache:
 
     Works with any object that has ``fetch_text(url) -> (status, text)`` (both the real
     and the simulated fetcher), so the simulated web obeys the same rules as the served
-    one. Interpretation follows RFC 9309: 2xx -> parse; 4xx -> everything allowed;
-    5xx or no answer -> everything disallowed (the site is treated as unreachable).
+    one. What each answer means (RFC 9309, section 2.3.1):
+
+    * 2xx: the rules are parsed (the fetcher reads at most ``policy.robots_max_bytes`` of them,
+      at least the 500 KiB the RFC asks for, so a huge file whose rules come first works);
+    * 4xx: there are no rules, everything is allowed;
+    * 5xx, no answer, or no answer within ``policy.robots_fetch_seconds`` (a robots.txt that
+      drips one byte a second): the site is *unreachable* and everything is disallowed, for
+      ``policy.robots_unreachable_seconds``; after that the next URL of the site asks again.
+      Counted as ``robots_unreachable_seconds``.
 
     Thread-safe: a lock guards the table; the first thread that needs a site's rules
     fetches them, the others wait on that entry's event (no duplicate fetches, no lock
     held during I/O). ``allowed`` is O(rules of the site) after the first call.
     """
 
-    def __init__(self, fetcher: Fetcher, user_agent: str = "crawlab") -> None:
+    def __init__(self, fetcher: Fetcher, user_agent: str = "crawlab",
+                 policy: Policy | None = None, clock: Clock | None = None) -> None:
         self.fetcher = fetcher
         self.user_agent = user_agent
+        self.policy = policy or getattr(fetcher, "policy", None) or Policy()
+        self.clock: Clock = clock if clock is not None else RealClock()
         self._lock = threading.Lock()  # protects _entries (the dict, not the parsers)
         self._entries: dict[str, _RobotsEntry] = {}
 
@@ -49,13 +61,16 @@ class RobotsCache:
         site = site_of(url)
         with self._lock:
             entry = self._entries.get(site)
+            if (entry is not None and entry.ready.is_set() and entry.expires is not None
+                    and self.clock.now() >= entry.expires):
+                entry = None  # unreachable for long enough: ask again
             owner = entry is None
             if owner:
                 entry = self._entries[site] = _RobotsEntry()
         assert entry is not None
         if owner:
             try:
-                entry.parser = self._load(origin_of(url) + "/robots.txt")
+                entry.parser = self._load(origin_of(url) + "/robots.txt", entry)
             finally:
                 if entry.parser is None:  # _load raised: be conservative
                     entry.parser = RobotFileParser()
@@ -66,11 +81,13 @@ class RobotsCache:
         assert entry.parser is not None
         return entry.parser
 
-    def _load(self, robots_url: str) -> RobotFileParser:
+    def _load(self, robots_url: str, entry: _RobotsEntry) -> RobotFileParser:
         parser = RobotFileParser(robots_url)
         status, text = self.fetcher.fetch_text(robots_url)
         if status is None or status >= 500:
             parser.disallow_all = True
+            entry.expires = self.clock.now() + self.policy.robots_unreachable_seconds
+            self.policy.counters.add("robots_unreachable_seconds")
         elif status >= 400:
             parser.allow_all = True
         else:
@@ -103,6 +120,11 @@ class Politeness:
     :meth:`RobotsCache.crawl_delay`); the site then gets the larger of it and ``delay``, so a
     ``Crawl-delay`` in robots.txt is honoured even with ``delay == 0``.
 
+    ``hold(url, seconds)`` keeps the site free of requests for ``seconds`` from now (a
+    ``Retry-After``). ``stop()`` ends every wait at once and every later one (the crawl is
+    over); with a :class:`~crawlers.page.clock.RealClock` the waits are on an event for that,
+    other clocks sleep their own way.
+
     Thread-safe: a lock protects the table of next free slots and is never held while
     sleeping or asking ``site_delay``. O(1) per call. ``delay == 0`` and no site delay: no wait.
     """
@@ -117,6 +139,18 @@ class Politeness:
         self._lock = threading.Lock()  # protects _next_free and _delays
         self._next_free: dict[str, float] = {}
         self._delays: dict[str, float] = {}
+        self._stopped = threading.Event()  # set by stop(): no more waiting
+
+    def stop(self) -> None:
+        """End every wait now and make later ones return at once."""
+        self._stopped.set()
+
+    def hold(self, url: str, seconds: float) -> None:
+        """No request to ``url``'s site for ``seconds`` from now (a Retry-After)."""
+        site = site_of(url)
+        with self._lock:
+            until = self.clock.now() + seconds
+            self._next_free[site] = max(self._next_free.get(site, 0.0), until)
 
     def set_delay(self, site: str, delay: float) -> None:
         """Use ``delay`` for ``site`` (e.g. its robots.txt ``Crawl-delay``)."""
@@ -145,5 +179,10 @@ class Politeness:
     def wait(self, url: str) -> float:
         """Book a slot and sleep until it starts; return the seconds waited."""
         seconds = self.reserve(url)
-        self.clock.sleep(seconds)
+        if seconds <= 0 or self._stopped.is_set():
+            return 0.0
+        if type(self.clock) is RealClock:
+            self._stopped.wait(seconds)
+        else:
+            self.clock.sleep(seconds)
         return seconds

@@ -26,6 +26,8 @@ _UNRESERVED = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
 )
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
+#: A host made of digits, dots and hex markers only: an IP address in some spelling.
+_LOOKS_NUMERIC = re.compile(r"[0-9.x]+", re.IGNORECASE)
 _QUERY_SAFE = _PATH_SAFE + "?"
 
 
@@ -60,8 +62,10 @@ def normalize(url: str, base: str | None = None) -> str | None:
     the fragment, user info and an empty query, removes dot segments, upper-cases
     percent-escapes and decodes escaped unreserved characters, and percent-encodes
     characters that may not appear in a URL. Returns None for non-http(s) schemes
-    (``mailto:``, ``javascript:``, ``data:``, ``file:``, ...), a missing host, a bad port
-    or other garbage. Idempotent: ``normalize(normalize(u)) == normalize(u)``.
+    (``mailto:``, ``javascript:``, ``data:``, ``file:``, ...), a missing host, a bad port,
+    a non-ASCII host that IDNA would turn into an IP address (``１２７.０.０.１`` in fullwidth
+    digits: a browser goes to 127.0.0.1, a crawler should not be led there unawares), or other
+    garbage. Idempotent: ``normalize(normalize(u)) == normalize(u)``.
 
     O(len(url)); pure, hence thread-safe.
 
@@ -94,6 +98,8 @@ def normalize(url: str, base: str | None = None) -> str | None:
             host = host.encode("idna").decode("ascii")
         except UnicodeError:
             return None
+        if _LOOKS_NUMERIC.fullmatch(host):
+            return None  # fullwidth digits that would quietly become an IP address
     if ":" in host:
         host = f"[{host}]"
     elif not host or any(c in host for c in " /\\%@"):

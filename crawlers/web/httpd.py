@@ -33,13 +33,14 @@ from urllib.parse import unquote
 
 from crawlers.page.clock import LatencyModel
 from crawlers.page.faults import CHAIN_LENGTH, OVERSIZE_BYTES, Fault, FaultPlan, fault_in_path
-from crawlers.web import render
+from crawlers.web import render, traps
+from crawlers.web.response import Response
 from crawlers.web.webgen import Web
 
 HOST = "127.0.0.1"
 _REASONS = {200: "OK", 301: "Moved Permanently", 302: "Found", 400: "Bad Request",
             403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-            500: "Internal Server Error"}
+            429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}
 _MAX_HEAD = 16384
 _CHUNK = 65536
 
@@ -59,25 +60,12 @@ class ServerConfig:
     port_base: int | None = None
     hold: float = 60.0  # how long a ``timeout`` fault keeps a request unanswered
     backlog: int = 2048
+    traps: bool = False  # add the crawler traps of crawlers.web.traps to every generated site
 
     @property
     def n_sites(self) -> int:
         """Generated sites plus directory sites."""
         return (self.web.n_sites if self.web is not None else 0) + len(self.dirs)
-
-
-@dataclass
-class Response:
-    """What to send back. ``body=None`` with ``stream`` > 0 streams that many filler bytes
-    without a Content-Length (close-delimited); ``hold`` and ``reset`` send nothing."""
-
-    status: int = 200
-    body: bytes = b""
-    content_type: str = "text/html; charset=utf-8"
-    location: str | None = None
-    stream: int = 0
-    hold: bool = False
-    reset: bool = False
 
 
 def _safe_file(root: Path, raw_path: str) -> tuple[int, Path | None, Path | None]:
@@ -125,10 +113,18 @@ class GeneratedSite(Site):
         self.server = server
         self.web = server.config.web
         assert self.web is not None
+        self.traps = traps.TrapState() if server.config.traps else None
 
     def respond(self, path: str, query: str) -> Response:
-        """Route ``path?query``: robots.txt, on-demand faults, pages with their faults."""
+        """Route ``path?query``: robots.txt, traps, on-demand faults, pages with their faults."""
         config = self.server.config
+        if self.traps is not None:
+            if path == "/robots.txt":
+                return traps.robots(self.index, config.crawl_delay)
+            origins = [site.origin for site in self.server.sites]
+            trapped = traps.respond(self.index, origins, path, query, self.traps)
+            if trapped is not None:
+                return trapped
         if path == "/robots.txt":
             text = render.robots_txt(config.disallow, config.crawl_delay)
             return Response(body=text.encode(), content_type="text/plain; charset=utf-8")
@@ -150,7 +146,10 @@ class GeneratedSite(Site):
             return _fault_response(fault)
         if page is None:
             return Response(body=render.small_page("Fault page", ["/p0.html"]))
-        return Response(body=render.page_html(self.server.addressing, page))
+        body = render.page_html(self.server.addressing, page)
+        if self.traps is not None and page == self.web.home(self.index):
+            body = traps.home_link(body)
+        return Response(body=body)
 
     @staticmethod
     def _redirect(path: str, query: str, fault: Fault | None) -> Response | None:
@@ -393,11 +392,17 @@ class LabServer:
             head.append(f"Content-Length: {len(response.body)}")
         if response.location is not None:
             head.append(f"Location: {response.location}")
+        head += [f"{name}: {value}" for name, value in response.headers]
         head_bytes = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1")
-        if head_only or response.stream:
+        if head_only or response.drip:
             writer.write(head_bytes)
         else:  # one write, so the client can get the whole response in one receive
             writer.write(head_bytes + response.body)
+        if response.drip and not head_only:  # one byte at a time: a crawler trap
+            for i in range(len(response.body)):
+                await writer.drain()
+                await asyncio.sleep(response.drip)
+                writer.write(response.body[i:i + 1])
         if not head_only:
             if response.stream:
                 remaining = response.stream

@@ -85,7 +85,8 @@ class WebServer:
     ``dirs``. ``latency``/``jitter`` are seconds (deterministic per URL from ``seed``),
     ``faults`` a :class:`FaultPlan`, ``disallow`` the path prefixes of every generated
     site's robots.txt, ``port_base`` fixes site ``i`` on port ``port_base + i`` (default:
-    ephemeral ports), ``hold`` how long a ``timeout`` fault keeps a request unanswered.
+    ephemeral ports), ``hold`` how long a ``timeout`` fault keeps a request unanswered,
+    ``traps`` adds the crawler traps of :mod:`crawlers.web.traps` to every generated site.
 
     Not thread-safe to start/stop concurrently; the attributes are read-only once started.
     """
@@ -103,6 +104,7 @@ class WebServer:
         crawl_delay: float | None = None,
         port_base: int | None = None,
         hold: float = 60.0,
+        traps: bool = False,
         mode: str = "process",
         start_timeout: float = 60.0,
     ) -> None:
@@ -114,7 +116,8 @@ class WebServer:
         self.config = ServerConfig(
             web=web, dirs=[os.path.abspath(d) for d in dirs], latency=latency, jitter=jitter,
             seed=seed, faults=faults if faults is not None else FaultPlan(),
-            disallow=tuple(disallow), crawl_delay=crawl_delay, port_base=port_base, hold=hold)
+            disallow=tuple(disallow), crawl_delay=crawl_delay, port_base=port_base, hold=hold,
+            traps=traps)
         if self.config.n_sites == 0:
             raise ValueError("nothing to serve: give a web or a directory")
         self.web = web

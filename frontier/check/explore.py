@@ -54,12 +54,14 @@ class Outcome:
     broken: str | None = None  # the invariant that broke, one line
     schedule: list[int] = field(default_factory=list)  # the counterexample
     events: list = field(default_factory=list)  # the replayed run's steps (frontrun TraceEvents)
+    spec: Scenario | None = field(default=None, repr=False)  # a scenario given as an object
+
 
     def report(self) -> str:
         """The text shown for this run (:func:`frontier.check.trace.report`): the scenario and
         its invariant, the interleaving one column per thread, and what broke. A replay of the
         same schedule gives the same text."""
-        sc = get(self.scenario)
+        sc = self.spec or get(self.scenario)
         return trace.report(self.frontier, sc.name, sc.thread_names, sc.invariant, self.events,
                             self.broken)
 
@@ -84,9 +86,15 @@ def _setup(sc: Scenario, name: str, worlds: list[World]):
     return setup
 
 
+def _scenario(scenario: str | Scenario) -> Scenario:
+    """A scenario given by name (:data:`~frontier.check.scenarios.SCENARIOS`) or as an object
+    (the grader's own, :mod:`exercises.scenarios`)."""
+    return scenario if isinstance(scenario, Scenario) else get(scenario)
+
+
 def explore(
     name: str,
-    scenario: str,
+    scenario: str | Scenario,
     bound: int | None = DEFAULT_BOUND,
     *,
     max_interleavings: int | None = None,
@@ -97,7 +105,7 @@ def explore(
     import frontier
 
     frontier.info(name)  # UnknownFrontier before any work
-    sc = get(scenario)
+    sc = _scenario(scenario)
     if not sc.applies(frontier.info(name)):
         raise ValueError(f"scenario {scenario!r} does not apply to frontier {name!r}")
     frontrun, patch_locks, unpatch_locks = _frontrun()
@@ -120,8 +128,8 @@ def explore(
     if result.property_holds is None:
         raise ExploreError(result.inconclusive_reason or "frontrun could not conclude")
     if result.property_holds:
-        return Outcome(name, scenario, bound, True, result.num_explored)
-    out = replay(name, scenario, list(result.counterexample or []))
+        return Outcome(name, sc.name, bound, True, result.num_explored, spec=sc)
+    out = replay(name, sc, list(result.counterexample or []))
     out.bound, out.interleavings = bound, result.num_explored
     return out
 
@@ -135,13 +143,13 @@ def _replay_schedule(schedule, setup, workers, recorder):
     )
 
 
-def replay(name: str, scenario: str, schedule: list[int]) -> Outcome:
+def replay(name: str, scenario: str | Scenario, schedule: list[int]) -> Outcome:
     """Run ``schedule`` (a counterexample's thread choices) on ``scenario`` once; the outcome's
     ``events`` are its steps and ``broken`` what broke (``None`` if nothing did)."""
     import frontier
 
     frontier.info(name)
-    sc = get(scenario)
+    sc = _scenario(scenario)
     _, patch_locks, unpatch_locks = _frontrun()
     from frontrun._deadlock import DeadlockError
     from frontrun._trace_format import TraceRecorder
@@ -158,5 +166,5 @@ def replay(name: str, scenario: str, schedule: list[int]) -> Outcome:
             broken = f"deadlock: {', '.join(stuck)} blocked for ever ({exc.cycle_description})"
     finally:
         unpatch_locks()
-    return Outcome(name, scenario, None, broken is None, 1, broken, list(schedule),
-                   list(recorder.events))
+    return Outcome(name, sc.name, None, broken is None, 1, broken, list(schedule),
+                   list(recorder.events), spec=sc)

@@ -1,0 +1,302 @@
+"""The judge's own rules, in process and fast: the static check refuses every way out of a
+submission's own names it is meant to refuse and allows what the solutions use; the evidence
+verifier finds each broken property in a log made to break it, and nothing in a good log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from exercises import evidence
+from exercises.policy import EXERCISES
+from exercises.static import SourceError, check_source
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADER = "from __future__ import annotations\nimport threading\n"
+TAIL = "\n\nclass BoundedFifo:\n    pass\n"
+
+
+def problems(tmp_path: Path, body: str, exercise: str = "ex1") -> list[str]:
+    ex = EXERCISES[exercise]
+    text = HEADER + body + TAIL.replace("BoundedFifo", ex.obj)
+    path = tmp_path / ex.file
+    path.write_text(text)
+    return check_source(path, ex)
+
+
+REFUSED = {
+    "import sys": "import of 'sys'",
+    "import os.path": "import of 'os.path'",
+    "from frontier.monitor import MonitorFrontier": "import of 'frontier.monitor'",
+    "from frontier import contract": "import of 'frontier'",
+    "from . import x": "import of '.'",
+    "from .threading import Lock": "import of '.threading'",
+    "from threading import excepthook": "'excepthook' from 'threading'",
+    "from collections import *": "'*' from 'collections'",
+    "x = threading.settrace": "threading.settrace is not allowed",
+    "x = threading._sys": "threading._sys is not allowed",
+    "x = eval('1')": "name 'eval'",
+    "x = exec": "name 'exec'",
+    "x = open": "name 'open'",
+    "x = getattr(threading, 'Lock')": "name 'getattr'",
+    "x = vars(threading)": "name 'vars'",
+    "x = globals()": "name 'globals'",
+    "x = type(1)": "name 'type'",
+    "x = __builtins__": "'__builtins__'",
+    "x = __import__": "'__import__'",
+    "x = (1).__class__": "'__class__'",
+    "x = [].__class__.__subclasses__": "'__subclasses__'",
+    "def f():\n    eval = 1\n": "name 'eval'",
+    "def f(g):\n    return g.gi_frame": "'gi_frame'",
+    "def f(e):\n    return e.tb_frame.f_globals": "'tb_frame'",
+    "threading.Lock = None": "assigning threading.Lock",
+    "raise SystemExit(0)": "name 'SystemExit'",
+    "x = KeyboardInterrupt": "name 'KeyboardInterrupt'",
+    "def f(**__kw__): pass": "'__kw__'",
+}
+
+
+@pytest.mark.parametrize("snippet", sorted(REFUSED))
+def test_the_static_check_refuses(tmp_path, snippet):
+    found = problems(tmp_path, snippet)
+    assert any(REFUSED[snippet] in p for p in found), found
+    assert all(p.startswith("ex1_bounded_fifo.py:") for p in found)
+
+
+ALLOWED = [
+    "from collections import deque\nfrom collections.abc import Iterable",
+    "import collections.abc\nx = collections.abc.Iterable",
+    "x = threading.Condition(threading.Lock())",
+    "from frontier.contract import Closed, Empty, Full, FrontierStats, check_r",
+    "def f(self):\n    self._lock = threading.Lock()\n    self.stats.puts += 1",
+    "def __len__(self):\n    return len(self._urls)",
+    "x = sorted(min(1, 2) for _ in range(3))",
+]
+
+
+@pytest.mark.parametrize("snippet", ALLOWED)
+def test_the_static_check_allows(tmp_path, snippet):
+    assert problems(tmp_path, snippet) == []
+
+
+def test_ex2_forbids_condition_however_named(tmp_path):
+    for body in ("x = threading.Condition", "from threading import Condition",
+                 "Condition = 1", "x = threading.Event"):
+        assert problems(tmp_path, body, "ex2"), body
+
+
+@pytest.mark.parametrize("exercise", list(EXERCISES))
+def test_the_starters_and_solutions_keep_their_rules(exercise):
+    ex = EXERCISES[exercise]
+    for folder in (ex.starter.parent, ROOT / "docs" / "instructor" / "solutions"):
+        assert check_source(folder / ex.file, ex) == [], folder
+
+
+@pytest.mark.parametrize("text, message", [
+    ("class BoundedFifo(:\n", "SyntaxError"),
+    ("class Other:\n    pass\n", "no class BoundedFifo"),
+    ("x = '\0'\n", "null bytes|cannot be parsed"),
+])
+def test_a_file_that_cannot_be_graded_is_a_source_error(tmp_path, text, message):
+    path = tmp_path / "ex1_bounded_fifo.py"
+    path.write_text(text)
+    with pytest.raises(SourceError, match=message):
+        check_source(path, EXERCISES["ex1"])
+
+
+# -- the evidence verifier -----------------------------------------------------------------
+
+PLAN = {"id": 0, "mode": "orderly", "capacity": 2, "producers": [["a", "b", "c"]],
+        "consumers": 1, "close_after": 3}
+
+
+def log(*entries, stats=None, drained=(), length=0, stuck=()):
+    """A log: entries ``(thread, op, arg, result, error, t0, t1)``; the stats default to what
+    the entries show."""
+    entries = [list(e) for e in entries]
+    if drained:
+        entries.append(["main", "drain", None, list(drained), None, 99.0, 99.5])
+    puts = sum(1 for e in entries if e[1] == "put" and not e[4])
+    gets = sum(len(e[3]) if e[1] in ("get_many", "drain") else 1 for e in entries
+               if e[1] in ("get", "get_many", "drain") and e[3] is not None and not e[4])
+    return {"plan": 0, "log": entries, "stuck": list(stuck), "len": length,
+            "stats": stats or {"puts": puts, "gets": gets}, "check_error": None,
+            "drained": list(drained)}
+
+
+GOOD = [("P0", "put", "a", None, None, 0.0, 1.0), ("P0", "put", "b", None, None, 1.1, 2.0),
+        ("C0", "get", None, "a", None, 2.1, 3.0), ("P0", "put", "c", None, None, 3.1, 4.0),
+        ("C0", "get", None, "b", None, 4.1, 5.0), ("C0", "get", None, "c", None, 5.1, 6.0),
+        ("X", "close", None, None, None, 7.0, 7.5), ("C0", "get", None, None, None, 8.0, 8.5)]
+
+
+def test_a_good_log_holds():
+    assert evidence.verify(log(*GOOD), [PLAN]) == []
+
+
+def _with(i, entry):
+    bad = list(GOOD)
+    bad[i] = entry
+    return bad
+
+
+BROKEN = {
+    "lost": (log(*GOOD[:5], GOOD[6], GOOD[7]), "never came out"),
+    "twice": (log(*GOOD, ("C0", "get", None, "a", None, 6.2, 6.3)), "more often"),
+    "invented": (log(*GOOD, ("C0", "get", None, "zz", None, 6.2, 6.3)), "nobody put"),
+    "none-while-open": (log(*_with(7, ("C0", "get", None, None, None, 6.2, 6.5))), "while the"
+                        " frontier was open"),
+    "none-while-left": (log(*GOOD[:5], GOOD[6], GOOD[7], drained=["c"]), "still in the"),
+    "capacity": (log(("P0", "put", "a", None, None, 0, 1), ("P0", "put", "b", None, None, 1, 2),
+                     ("P0", "put", "c", None, None, 2.0, 2.05), *GOOD[2:3], *GOOD[4:]),
+                 "capacity is 2"),
+    "fifo": (log(*_with(2, ("C0", "get", None, "b", None, 2.1, 3.0))[:4],
+                 ("C0", "get", None, "a", None, 4.1, 5.0), *GOOD[5:]), "not FIFO"),
+    "closed-put": (log(*GOOD, ("P0", "put", "d", None, None, 8.0, 8.1), drained=["d"]),
+                   "must raise Closed"),
+    "raised": (log(*_with(4, ("C0", "get", None, None, "IndexError: x", 4.1, 5.0))),
+               "raised IndexError"),
+    "stats": (log(*GOOD, stats={"puts": 2, "gets": 3}), "stats.puts is 2"),
+    "stuck": (log(*GOOD, stuck=[["C1", "get", None]]), "never returned"),
+    "len": (log(*GOOD, length=1), "len() is 1"),
+    "malformed": ({"plan": 0, "log": [["x"]]}, "malformed"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_the_verifier_finds(case):
+    data, message = BROKEN[case]
+    found = evidence.verify(data, [PLAN])
+    assert any(message in p for p in found), found
+
+
+def test_a_log_is_checked_against_the_judges_plan_not_its_own():
+    """URLs no plan of the judge holds are invented, whatever the log claims its plan was."""
+    data = log(*GOOD)
+    other = dict(PLAN, producers=[["x", "y", "z"]])
+    assert evidence.verify(data, [other]) == []  # the same URLs in and out: no invention
+    data = log(*GOOD, ("C0", "get", None, "x", None, 6.2, 6.3))
+    assert any("nobody put" in p for p in evidence.verify(data, [PLAN]))
+
+
+def test_the_plans_carry_the_nonce_and_have_distinct_ids():
+    plans = evidence.make_plans("n0nce")
+    assert len({p["id"] for p in plans}) == len(plans) == evidence.PLANS + len(
+        evidence.hidden_shapes()) > evidence.PLANS
+    assert all("n0nce" in u for p in plans for urls in p["producers"] for u in urls)
+
+
+def test_a_missing_dependency_is_an_error_of_the_grading_never_a_fail(monkeypatch, capsys,
+                                                                      tmp_path):
+    """Without frontrun (or any module the checks need) grading says which and how to install
+    it, exits 2, and grades nothing: not a FAIL, not a skipped check read as a pass."""
+    import importlib.util
+
+    from exercises import grade, judge
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "frontrun" else real(name, *a))
+    with pytest.raises(judge.GradingError, match=r"frontrun.*pip install -e '\.\[test\]'"):
+        judge.dependencies(EXERCISES["ex1"])
+    solution = ROOT / "docs" / "instructor" / "solutions"
+    out_json = tmp_path / "r.json"
+    assert grade.main(["ex1", "--dir", str(solution), "--json", str(out_json)]) == 2
+    err = capsys.readouterr().err
+    assert "ERROR: grading ex1 needs frontrun" in err and err.count("\n") == 1
+    import json
+
+    summary = json.loads(out_json.read_text())["crawlab"]["exercises"]["ex1"]
+    assert summary["verdict"] == "error" and summary["total"] == 0
+
+
+# -- the judge's reading of the child -------------------------------------------------------
+
+def _run(*events, hung_in=None):
+    from exercises.judge import ChildRun
+
+    return ChildRun(list(events), "", hung_in, 1.0)
+
+
+def _read(run, ids, plans=()):
+    from exercises.judge import Check, _read, verdict
+
+    checks = {i: Check(i) for i in ids}
+    _read(run, checks, 12.0, list(plans))
+    return checks, verdict(list(checks.values()))
+
+
+def res(cid, outcome="passed", message=""):
+    return {"event": "result", "id": cid, "outcome": outcome, "message": message, "text": "",
+            "seconds": 0.1}
+
+
+def test_pass_needs_every_expected_check_reported_passed():
+    ids = ["tests/a.py::t1", "tests/a.py::t2"]
+    assert _read(_run(res(ids[0]), res(ids[1])), ids)[1] == "pass"
+    checks, v = _read(_run(res(ids[0])), ids)  # t2 never reported
+    assert v == "fail" and checks[ids[1]].status == "not run"
+    checks, v = _read(_run(res(ids[0]), res(ids[1], "skipped", "no frontrun")), ids)
+    assert v == "fail" and "not a pass" in checks[ids[1]].message
+    assert _read(_run(), [])[1] == "fail"  # no checks at all is no evidence of anything
+
+
+def test_results_for_checks_nobody_asked_for_count_for_nothing():
+    ids = ["tests/a.py::t1"]
+    checks, v = _read(_run(res("tests/a.py::other"), res("tests/a.py::t1", "failed", "x")), ids)
+    assert v == "fail" and list(checks) == ids
+
+
+def test_a_hung_check_is_named_and_fails():
+    ids = ["tests/a.py::t1", "tests/a.py::t2"]
+    run = _run(res(ids[0]), {"event": "start", "id": ids[1]}, hung_in=ids[1])
+    checks, v = _read(run, ids)
+    assert v == "fail" and checks[ids[1]].status == "hung"
+    assert "no answer in 12 s" in checks[ids[1]].message
+
+
+def test_a_history_check_passes_only_on_the_judges_own_verification():
+    cid = "tests/autograder/test_frontier_judge.py::test_history[0]"
+    bad = log(*GOOD, stats={"puts": 2, "gets": 3})
+    checks, v = _read(_run({"event": "evidence", "id": cid, "data": bad}, res(cid)), [cid],
+                      [PLAN])
+    assert v == "fail" and "stats.puts is 2" in checks[cid].message
+    checks, v = _read(_run(res(cid)), [cid], [PLAN])  # passed, but sent nothing to verify
+    assert v == "fail" and "no evidence" in checks[cid].message
+    good = log(*GOOD)
+    assert _read(_run({"event": "evidence", "id": cid, "data": good}, res(cid)), [cid],
+                 [PLAN])[1] == "pass"
+
+
+def test_a_check_stopped_by_its_time_limit_reads_as_hung():
+    ids = ["tests/a.py::t1", "tests/a.py::t2"]
+    run = _run(res(ids[0], "failed", "Failed: Timeout (>20.0s) from pytest-timeout."))
+    checks, v = _read(run, ids)
+    assert v == "fail" and checks[ids[0]].status == "hung"
+    assert "no answer in 20.0 s" in checks[ids[0]].message
+    assert checks[ids[1]].status == "not run"
+
+
+def test_the_child_cannot_write_the_course_see_the_solutions_or_reach_the_network(tmp_path):
+    """Where the machine allows namespaces (CI's does): in the graded child the course tree is
+    read-only, the instructor's folder is empty, and there is no network, not even loopback."""
+    from exercises.judge import isolation, run_child
+
+    if len(isolation()) < 3:
+        pytest.skip("this machine allows no mount namespace (unshare --mount): the book says "
+                    "what is then not enforced")
+    solutions = ROOT / "docs" / "instructor" / "solutions"
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(
+        "import os\nimport socket\n\n"
+        f"def test_write():\n    open({str(ROOT / 'zz_probe')!r}, 'w')\n\n"
+        f"def test_solutions():\n    assert os.listdir({str(solutions)!r})\n\n"
+        "def test_network():\n    socket.create_connection(('127.0.0.1', 9), timeout=2)\n")
+    run = run_child([str(probe)], EXERCISES["ex4"], tmp_path, seconds=120, patience=120)
+    got = {e["id"].split("::")[-1]: e for e in run.events if e["event"] == "result"}
+    assert set(got) == {"test_write", "test_solutions", "test_network"}, run.output[-2000:]
+    assert "Read-only file system" in got["test_write"]["message"]
+    assert got["test_solutions"]["outcome"] == "failed"  # nothing there to list
+    assert "unreachable" in got["test_network"]["message"].lower()
+    assert not (ROOT / "zz_probe").exists()
