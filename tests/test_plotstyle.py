@@ -15,7 +15,8 @@ matplotlib = pytest.importorskip("matplotlib")
 SERIES = [*plotstyle.KNOWN, *frontier.names(), "ex1-bounded-fifo", "a student's", "P = 2"]
 
 
-def test_no_two_series_share_colour_marker_and_line_style():
+def test_no_two_series_share_colour_marker_and_line_style(monkeypatch):
+    monkeypatch.setattr(plotstyle, "_extra", {})  # the series this run has not met yet
     looks = {key: plotstyle.look(key) for key in SERIES}
     for a, b in itertools.combinations(looks, 2):
         la, lb = looks[a], looks[b]
