@@ -25,9 +25,10 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 RESULTS = DOCS / "results"
 OUT = RESULTS / "numbers.inc"
-# Pages whose measured numbers all come from here: tests/test_book_numbers.py finds every
-# decimal, ratio (``2x``) and percentage typed in their prose (code literals and directives
-# aside) and fails on any not listed here with the reason it is not a measurement of ours.
+# Every page's measured numbers come from here: tests/test_book_numbers.py finds every decimal,
+# ratio (``2x``) and percentage typed in the prose of every page of the book (code literals and
+# directives aside) and fails on any not listed here, for its page, with the reason it is not a
+# measurement of ours (a setting, a version, a paper's number, a goal).
 PAGES = {
     "instructor/answers.rst": {
         "0.1": "a setting (switch interval) and worked arithmetic",
@@ -41,6 +42,15 @@ PAGES = {
         "0.6": "the quick mode's slice, a setting", "3.13": "a Python version",
     },
     "handouts/frontier-bench.rst": {},
+    "handouts/crawl-parsers.rst": {"3×": "the target set for the comparison (a goal)"},
+    "handouts/crawl-timelines.rst": {"5%": "the target set for the cost of recording"},
+    "free-threaded.rst": {"3.13": "a Python version", "3.14": "a Python version",
+                          "1.8×": "the issue's goal for sliced", "1.4×": "the goal for lockfree"},
+    "frontiers.rst": {"3.13": "a Python version"},
+    "glossary.rst": {"3.13": "a Python version"},
+    "index.rst": {"3.10": "a Python version"},
+    "instructor/grading.rst": {"3.10": "a Python version"},
+    "scheduler.rst": {"0.05": "the default of --noise, a setting"},
     "handouts/crawl-quality.rst": {},
     "handouts/crawl-capacity.rst": {"0.8": "the threshold that defines the onset"},
     "handouts/bsp-failures.rst": {"10 %": "the paper's 'below 10 %'"},
@@ -453,6 +463,100 @@ def _ct_bound(rows: Rows) -> str:
     return _range([float(r["of_bound"]) for r in rows if r["frontier"] != "unsynchronized"])
 
 
+def _ct_bound_shape(rows: Rows) -> str:
+    """The zero-latency panel in words: per robot count above one, each frontier's median rate
+    over its own one-robot median (``vs_one_robot``), as a range with the frontiers at its ends,
+    and whether every frontier fell below its one-robot rate."""
+    counts = sorted({int(r["threads"]) for r in rows} - {1})
+    parts = []
+    for t in counts:
+        names = sorted({r["frontier"] for r in rows})
+        ratio = {n: _median(rows, "vs_one_robot", frontier=n, threads=str(t)) for n in names}
+        lo, hi = min(ratio, key=ratio.get), max(ratio, key=ratio.get)
+        below = sum(v < 1.0 for v in ratio.values())
+        verdict = ("every frontier below its one-robot rate" if below == len(names)
+                   else "none below" if below == 0 else f"{below} of {len(names)} below")
+        parts.append(f"with {t} robots from {_f(ratio[lo])}x (``{lo}``) to {_f(ratio[hi])}x "
+                     f"(``{hi}``), {verdict}")
+    return "; ".join(parts)
+
+
+def _mem(structure: str, col: str = "bytes_per_url", urls: str = "1000000"
+         ) -> Callable[[Rows], str]:
+    """crawl-memory: bytes per URL of ``structure`` at ``urls`` URLs, to the byte."""
+    return lambda rows: f"{_one(rows, col, structure=structure, urls=urls):.0f}"
+
+
+def _mem_frontiers(names: tuple[str, ...]) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        xs = [_one(rows, "bytes_per_url", structure=n, urls="100000") for n in names]
+        lo, hi = round(min(xs)), round(max(xs))
+        return f"{lo}" if lo == hi else f"{lo} to {hi}"
+    return value
+
+
+def _mem_target(rows: Rows) -> str:
+    x = _one(rows, "bytes_per_url", structure="VisitedSet (fingerprints)", urls="1000000")
+    return "met" if x <= 150 else "missed"
+
+
+def _dur_top(rows: Rows, mode: str) -> dict[str, str]:
+    """crawl-durability: ``mode``'s row at the most threads measured."""
+    return max(_where(rows, mode=mode), key=lambda r: int(r["threads"]))
+
+
+def _dur(mode: str) -> Callable[[Rows], str]:
+    return lambda rows: _f(float(_dur_top(rows, mode)["of_no_journal"]))
+
+
+def _dur_gain(rows: Rows) -> str:
+    top = float(_dur_top(rows, "per-page")["median_pages_per_second"])
+    return _f(top / _one(rows, "median_pages_per_second", mode="per-page", threads="1"), 1) + "x"
+
+
+def _cr_count(frontier: str) -> Callable[[Rows], str]:
+    """crawl-races: what ``frontier`` fetched twice and never fetched over all its crawls."""
+    def value(rows: Rows) -> str:
+        mine = _where(rows, frontier=frontier)
+        twice = [int(r["fetched_twice"]) for r in mine]
+        never = [int(r["never_fetched"]) for r in mine]
+        if not any(twice) and not any(never):
+            return f"fetched no page twice and lost none, in each of its {len(mine)} crawls"
+        hit = [r for r in mine if int(r["fetched_twice"]) or int(r["never_fetched"])]
+        return (f"fetched up to {max(twice)} pages twice and never fetched up to {max(never)} "
+                f"(in {len(hit)} of its {len(mine)} crawls, from "
+                f"{min(int(r['threads']) for r in hit)} robots on)")
+    return value
+
+
+def _cr_switch(rows: Rows) -> str:
+    """crawl-races: the forced-switch frontier, by robot count: the largest share of repeated
+    fetches, the most pages never fetched, and how its crawls ended."""
+    mine = _where(rows, frontier="unsynchronized+switch")
+    parts = []
+    for t in sorted({int(r["threads"]) for r in mine}):
+        at = [r for r in mine if int(r["threads"]) == t]
+        share = max(int(r["fetched_twice"]) / max(int(r["pages_fetched"]), 1) for r in at)
+        never = max(int(r["never_fetched"]) for r in at)
+        stalled = sum(r["stopped_by"] == "stalled" for r in at)
+        parts.append(f"{t} robot{'s' if t > 1 else ''}: up to {100 * share:.0f} % of the "
+                     f"fetches repeats, up to {never} pages never fetched, {stalled} of "
+                     f"{len(at)} crawls stalled")
+    return "; ".join(parts)
+
+
+def _fb_over(a: str, b: str, one: bool = False) -> Callable[[Rows], str]:
+    """frontier-bench: ``a``'s median rate over ``b``'s, at one thread (``one``) or as the
+    range over the thread counts above one."""
+    def value(rows: Rows) -> str:
+        counts = sorted({int(r["threads"]) for r in rows})
+        ts = [1] if one else [t for t in counts if t > 1]
+        xs = [_median(rows, "pairs_per_second", frontier=a, threads=str(t))
+              / _median(rows, "pairs_per_second", frontier=b, threads=str(t)) for t in ts]
+        return (_f(xs[0]) if one else _range(xs)) + "x"
+    return value
+
+
 def _fb_range(names: tuple[str, ...]) -> Callable[[Rows], str]:
     def value(rows: Rows) -> str:
         return _range([_median(rows, "ratio_vs_queue", frontier=n, threads="1") for n in names])
@@ -463,6 +567,68 @@ def _more_or_fewer(rows: Rows) -> str:
     hp = _one(rows, "measured_page_messages", method="hypergraph")
     site = _one(rows, "measured_page_messages", method="site-hash")
     return "more" if hp > site else "fewer" if hp < site else "as many"
+
+
+FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread")
+
+
+def _ft_gainers(rows: Rows) -> str:
+    """The frontiers whose median 2-thread over 1-thread ratio is above 1, or a verdict that
+    none is: the shape the free-threaded page describes, from the scaling CSV."""
+    mine = [r for r in rows if r["frontier"] not in FT_BASELINES]
+    up = sorted((r for r in mine if float(r["median"]) > 1.0), key=lambda r: -float(r["median"]))
+    if not up:
+        best = max(mine, key=lambda r: float(r["median"]))
+        return (f"no frontier gains from the second thread: every one of the {len(mine)} is "
+                f"below 1x, the best ``{best['frontier']}`` at {_f(float(best['median']))}x")
+    named = ", ".join(f"``{r['frontier']}`` ({_f(float(r['median']))}x)" for r in up)
+    return (f"{len(up)} of the {len(mine)} frontiers gain from the second thread, {named}; "
+            f"the other {len(mine) - len(up)} stay at or below 1x")
+
+
+def _ft_row(frontier: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        r = _where(rows, frontier=frontier)[0]
+        return (f"{_f(float(r['median']))}x (median of {r['rounds']} rounds, "
+                f"{_f(float(r['min']))}-{_f(float(r['max']))}x, {r['date'][:10]})")
+    return value
+
+
+def _gil_scaling(workload: str) -> Callable[[Rows], str]:
+    """Without the GIL, 2 threads over 1 for ``workload``: which frontiers gain, with the
+    range of the ratio (a shape sentence, from ratios.csv)."""
+    def value(rows: Rows) -> str:
+        mine = _where(rows, workload=workload, interpreter="free-threaded")
+        xs = [float(r["t2_over_t1"]) for r in mine]
+        up = sum(x > 1.0 for x in xs)
+        who = ("every frontier" if up == len(xs) else "no frontier" if up == 0
+               else f"{up} of the {len(xs)} frontiers")
+        return f"{who} ({_range(xs)}x, 2 threads over 1)"
+    return value
+
+
+def _gil_vs_t1(workload: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        return _range([float(r["vs_gil_at_t1"]) for r in
+                       _where(rows, workload=workload, interpreter="free-threaded")]) + "x"
+    return value
+
+
+def _gil_crawl_beats(rows: Rows) -> str:
+    """For how many frontiers the free-threaded crawl at 2 threads beats the GIL build's best
+    thread count (medians, gil-side-by-side.csv)."""
+    crawl = _where(rows, workload="crawl")
+    names = sorted({r["frontier"] for r in crawl})
+    beats = [f for f in names
+             if _median(crawl, "median", frontier=f, interpreter="free-threaded", threads="2")
+             > max(float(r["median"]) for r in _where(crawl, frontier=f, interpreter="gil"))]
+    return ("for every frontier" if len(beats) == len(names)
+            else f"for {len(beats)} of the {len(names)} frontiers")
+
+
+def _gil_lf(rows: Rows) -> str:
+    r = _where(rows, workload="bench", frontier="lockfree", interpreter="free-threaded")[0]
+    return f"{_f(float(r['t2_over_t1']))}x"
 
 
 NUMBERS = [
@@ -631,6 +797,42 @@ NUMBERS = [
            "bs4 system CPU s, 16 threads"),
     Number("cp_scrapy_rate", "crawl-parsers", "crawl-parsers",
            _cp("scrapy", "16", "pages_per_s", 0), "Scrapy pages/s, 16 in flight, over rounds"),
+    Number("ft_gainers", "free-threaded/frontier-bench", "scaling", _ft_gainers,
+           "which frontiers gain at 2 threads without the GIL, first session"),
+    Number("ft_gainers_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
+           _ft_gainers, "the same, a later session's machine"),
+    Number("ft_ceiling_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
+           _ft_row("deque per thread"), "the share-nothing baseline, later machine"),
+    Number("ft_lf", "free-threaded/frontier-bench", "scaling", _ft_row("lockfree"),
+           "lockfree 2 threads / 1, no GIL, first session"),
+    Number("ft_lf_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
+           _ft_row("lockfree"), "lockfree 2 threads / 1, no GIL, later machine"),
+    Number("gil_lf", "gil-side-by-side", "ratios", _gil_lf,
+           "lockfree 2 threads / 1 without the GIL, put+get, in the side-by-side lab"),
+    Number("gil_crawl_gain", "gil-side-by-side", "ratios", _gil_scaling("crawl"),
+           "which frontiers' crawls gain at 2 threads without the GIL"),
+    Number("gil_bench_vs_t1", "gil-side-by-side", "ratios", _gil_vs_t1("bench"),
+           "free-threaded over GIL at 1 thread, put+get pairs, range over frontiers"),
+    Number("gil_crawl_beats", "gil-side-by-side", "gil-side-by-side", _gil_crawl_beats,
+           "frontiers whose free-threaded 2-thread crawl beats the GIL build's best"),
+    Number("gil_lf_runs", "gil-side-by-side", "gil-side-by-side",
+           _cell("runs", -1, workload="bench", frontier="lockfree", interpreter="free-threaded",
+                 threads="2"), "runs per cell of the side-by-side lab"),
+    Number("gil_date", "gil-side-by-side", "gil-side-by-side",
+           lambda rows: rows[0]["date"][:10], "the side-by-side lab's date"),
+    Number("cp_scrapy_over_lxml_cpu", "crawl-parsers", "crawl-parsers",
+           lambda rows: _f(_median(rows, "cpu_ms_per_page", parser="scrapy", threads="16")
+                           / _median(rows, "cpu_ms_per_page", parser="lxml", threads="16"), 1),
+           "Scrapy's CPU per page over the lxml crawl's, 16 in flight, medians"),
+    Number("ex_bs4_16", "extractors", "extractors",
+           _cell("vs_own_1_thread", 2, unit="x", mode="extract", parser="bs4", threads="16"),
+           "bs4 extraction at 16 threads over 1 thread (pages/s)"),
+    Number("ex_bs4_user_16", "extractors", "extractors",
+           _cell("cpu_user_s", 1, mode="extract", parser="bs4", threads="16"),
+           "bs4 extraction, user CPU s at 16 threads"),
+    Number("ex_bs4_sys_16", "extractors", "extractors",
+           _cell("cpu_sys_s", 1, mode="extract", parser="bs4", threads="16"),
+           "bs4 extraction, system CPU s at 16 threads"),
     Number("cp_scrapy_cpu", "crawl-parsers", "crawl-parsers",
            _cp("scrapy", "16", "cpu_ms_per_page", 0, "median"), "Scrapy CPU ms per page"),
     Number("cp_vs_scrapy", "crawl-parsers", "crawl-parsers-vs-scrapy", _cp_vs_scrapy,
@@ -663,6 +865,62 @@ NUMBERS = [
     Number("ct_knee", "crawl-threads", "crawl-threads",
            lambda rows: f"{0.001 * _ceiling(rows):.0f}",
            "robots where T/L passes the ceiling at L = 1 ms"),
+    Number("mem_machine", "crawl-memory", "crawl-memory", _machine, "the run's machine"),
+    Number("mem_visited", "crawl-memory", "crawl-memory", _mem("VisitedSet (fingerprints)"),
+           "VisitedSet bytes per URL at 10^6"),
+    Number("mem_target", "crawl-memory", "crawl-memory", _mem_target,
+           "VisitedSet against the 150-byte target"),
+    Number("mem_set", "crawl-memory", "crawl-memory",
+           _mem("set of URL strings", "total_bytes_per_url"), "a set of URL strings, total"),
+    Number("mem_set_own", "crawl-memory", "crawl-memory", _mem("set of URL strings"),
+           "the set's own bytes per URL"),
+    Number("mem_set_str", "crawl-memory", "crawl-memory",
+           _mem("set of URL strings", "string_bytes_per_url"), "the strings' bytes per URL"),
+    Number("mem_racy", "crawl-memory", "crawl-memory", _mem("RacyVisitedSet"),
+           "RacyVisitedSet bytes per URL at 10^6"),
+    Number("mem_ring", "crawl-memory", "crawl-memory",
+           _mem_frontiers(("monitor", "semaphore", "optimistic")), "ring-buffer frontiers"),
+    Number("mem_linked", "crawl-memory", "crawl-memory", _mem_frontiers(("coarse", "fine")),
+           "linked-list frontiers"),
+    Number("mem_heavy", "crawl-memory", "crawl-memory",
+           _mem_frontiers(("heap", "unsynchronized")), "heap and unsynchronized"),
+    Number("mem_str_100k", "crawl-memory", "crawl-memory",
+           _mem("monitor", "string_bytes_per_url", "100000"), "a URL string's bytes"),
+    Number("dur_page_1", "crawl-durability", "crawl-durability",
+           _cell("of_no_journal", 2, mode="per-page", threads="1"),
+           "commit per page: share of the journal-free rate, 1 thread"),
+    Number("dur_page_max", "crawl-durability", "crawl-durability", _dur("per-page"),
+           "commit per page: share of the journal-free rate, most threads"),
+    Number("dur_group_max", "crawl-durability", "crawl-durability", _dur("group"),
+           "group commit: share of the journal-free rate, most threads"),
+    Number("dur_threads_max", "crawl-durability", "crawl-durability",
+           lambda rows: str(max(int(r["threads"]) for r in rows)), "the most threads measured"),
+    Number("dur_page_gain", "crawl-durability", "crawl-durability", _dur_gain,
+           "commit per page: median rate at the most threads over one thread"),
+    Number("bsp_empty_proc", "bsp-speedup", "overhead",
+           lambda rows: _range([float(r["ms_per_superstep"])
+                                for r in _where(rows, backend="processes")]) + " ms",
+           "an empty superstep on the processes backend, over P"),
+    Number("cr_plain", "crawl-races", "crawl-races", _cr_count("unsynchronized"),
+           "the plain unsynchronized frontier's repeats and losses"),
+    Number("cr_control", "crawl-races", "crawl-races", _cr_count("monitor"),
+           "the locked control's repeats and losses"),
+    Number("cr_switch", "crawl-races", "crawl-races", _cr_switch,
+           "the forced-switch frontier, per robot count"),
+    Number("cr_machine", "crawl-races", "crawl-races", _machine, "the run's machine"),
+    Number("fb_fine_coarse", "frontier-bench", "frontier-bench", _fb_over("fine", "coarse"),
+           "fine over coarse, 2 threads and more"),
+    Number("fb_fine_coarse_1", "frontier-bench", "frontier-bench",
+           _fb_over("fine", "coarse", one=True), "fine over coarse, one thread"),
+    Number("fb_lf_monitor", "frontier-bench", "frontier-bench", _fb_over("lockfree", "monitor"),
+           "lockfree over monitor, 2 threads and more"),
+    Number("ct_bound_shape", "crawl-threads", "frontier-bound", _ct_bound_shape,
+           "the zero-latency panel: each frontier's rate over its one-robot rate"),
+    Number("ct_bound_runs", "crawl-threads", "frontier-bound",
+           lambda rows: str(len({r["run"] for r in rows})), "crawls per point, zero latency"),
+    Number("ct_of_bound_all", "crawl-threads", "crawl-threads",
+           lambda rows: _range([float(r["of_bound"]) for r in rows]),
+           "of_bound over every frontier and robot count, the I/O-bound panel"),
     Number("ct_of_bound", "crawl-threads", "crawl-threads", _ct_bound,
            "steady rate over min(T/L, ceiling), correct frontiers"),
     Number("fb_fast_range", "frontier-bench", "frontier-bench",

@@ -8,12 +8,15 @@ plots; then render the generated text from the CSVs. With ``--render-only``: mea
 only render the generated text from the committed CSVs -- ``docs/results/papers-table.inc``
 (the papers' numbers beside ours, with computed verdicts), ``docs/results/numbers.inc``
 (the numbers the prose quotes) and ``docs/results/gil-side-by-side/gil-side-by-side.inc`` (the
-GIL against no GIL, from ``docs/gil_table.py``). A test runs the render step and compares.
+GIL against no GIL, from ``docs/gil_table.py``) and the tables of measurements
+(``results/.../*.table.inc``, from ``docs/book_tables.py``). A test runs the render step and
+compares.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -26,13 +29,25 @@ def render(results: Path = RESULTS) -> dict[Path, str]:
     sys.path.insert(0, str(DOCS))
     try:
         import book_numbers
+        import book_tables
         import gil_table
         import papers_table
     finally:
         sys.path.remove(str(DOCS))
-    return {results / "papers-table.inc": papers_table.render(results),
-            results / "numbers.inc": book_numbers.render(results),
-            results / gil_table.LAB / f"{gil_table.LAB}.inc": gil_table.render(results)}
+    texts = {results / "papers-table.inc": papers_table.render(results),
+             results / "numbers.inc": book_numbers.render(results),
+             results / gil_table.LAB / f"{gil_table.LAB}.inc": gil_table.render(results),
+             **book_tables.render(results)}
+    return {path: times_sign(text) for path, text in texts.items()}
+
+
+RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)x\b")
+
+
+def times_sign(text: str) -> str:
+    """Every ratio the book prints is written with the multiplication sign: ``1.29x`` becomes
+    ``1.29×`` (the renderers may write either)."""
+    return RATIO.sub("\\1×", text)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,6 +31,7 @@ from frontier import unsynchronized, lockfree, optimistic, semaphore  # noqa: E4
 from frontier import monitor, tanenbaum, coarse, fine  # noqa: E402, F401, I001
 from frontier import sliced  # noqa: E402, F401, I001
 from frontier import heap, cbt, quickheap  # noqa: E402, F401, I001
+from frontier import userclass  # noqa: E402, F401, I001  (FILE.py:CLASS names)
 
 __all__ = [
     "DEFAULT_CAPACITY",

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numbers
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import ClassVar, Protocol, runtime_checkable
 
@@ -276,6 +276,9 @@ class Storage(Protocol):
 # Registry
 
 _REGISTRY: dict[str, type] = {}
+#: Loads ``FILE.py:CLASS`` and returns the name it registered (set by :mod:`frontier.userclass`,
+#: which imports this module, so this one cannot import it).
+_spec_loader: Callable[[str], str] | None = None
 
 
 def is_live(cls: type) -> bool:
@@ -301,12 +304,20 @@ def names() -> list[str]:
 
 
 def info(name: str) -> type:
-    """The frontier class registered under ``name`` (:class:`UnknownFrontier` if none)."""
+    """The frontier class registered under ``name`` (:class:`UnknownFrontier` if none).
+
+    A ``name`` with a ``:`` is a class the user wrote, ``FILE.py:CLASS``: it is loaded,
+    checked and registered by :func:`frontier.userclass.load_spec` (once; importing the
+    ``frontier`` package sets it up)."""
     try:
         return _REGISTRY[name]
     except KeyError:
-        valid = ", ".join(_REGISTRY)
-        raise UnknownFrontier(f"unknown frontier {name!r}; valid names: {valid}") from None
+        pass
+    if isinstance(name, str) and ":" in name and _spec_loader is not None:
+        return _REGISTRY[_spec_loader(name)]
+    valid = ", ".join(_REGISTRY)
+    raise UnknownFrontier(f"unknown frontier {name!r}; valid names: {valid} "
+                          "(or your own class as FILE.py:CLASS)")
 
 
 def create(name: str, **options: object) -> Frontier:

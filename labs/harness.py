@@ -51,10 +51,11 @@ from pathlib import Path
 from typing import Any
 
 from crawlers.args import OneLineParser
+from labs import plotstyle
 
 __all__ = [
-    "Lab", "LabError", "SOURCES", "commit", "free_threaded_build", "gil_enabled", "lab_modules",
-    "provenance_problems",
+    "Lab", "LabError", "SOURCES", "add_frontier_flag", "commit", "free_threaded_build",
+    "frontier_names", "gil_enabled", "interpreter_line", "lab_modules", "provenance_problems",
     "machine", "machine_line", "run_lab", "series", "spread", "summarize",
 ]
 
@@ -127,15 +128,22 @@ def machine() -> dict[str, Any]:
     }
 
 
-def machine_line(m: dict[str, Any] | None = None) -> str:
+def interpreter_line(implementation: str, python: str, free_threaded: bool, gil: bool) -> str:
+    """One interpreter exactly, e.g. ``CPython 3.13.1t · GIL off`` (``t``: a free-threaded
+    build; ``GIL off`` only when it was off at run time)."""
+    return (f"{implementation} {python}{'t' if free_threaded else ''} · "
+            f"{'GIL on' if gil else 'GIL off'}")
+
+
+def machine_line(m: dict[str, Any] | None = None, interpreter: str | None = None) -> str:
     """The stamp in one line, e.g. ``2 cores · CPython 3.11.7 · GIL on · Linux 6.1 · load 1.2``
-    (a free-threaded build says ``3.13.1t``, and ``GIL off`` only when it is off at run time)."""
+    (:func:`interpreter_line`; ``interpreter`` replaces it when the measurement ran on other
+    interpreters than the one that drew the figure)."""
     m = m or machine()
-    gil = "GIL on" if m["gil"] else "GIL off"
-    build = "t" if m.get("free_threaded") else ""
+    interp = interpreter or interpreter_line(m["implementation"], m["python"],
+                                             bool(m.get("free_threaded")), bool(m["gil"]))
     load = f" · load {m['load_1min']}" if m.get("load_1min", "") != "" else ""
-    return (f"{m['cores']} cores · {m['implementation']} {m['python']}{build} · {gil} · "
-            f"{m['os']}{load}")
+    return f"{m['cores']} cores · {interp} · {m['os']}{load}"
 
 
 def shared_note(m: Mapping[str, Any]) -> str:
@@ -245,41 +253,85 @@ class Lab:
         return path
 
     def figure(self, title: str, xlabel: str, ylabel: str, ncols: int = 1, size=None):
-        """A matplotlib figure in the house style; returns ``(fig, axes)`` (one axis when
-        ``ncols == 1``). Uses the non-interactive Agg backend."""
+        """A matplotlib figure in the house style (:mod:`labs.plotstyle`); returns ``(fig,
+        axes)`` (one axis when ``ncols == 1``). Uses the non-interactive Agg backend."""
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        plt.style.use("seaborn-v0_8-whitegrid")
-        fig, axes = plt.subplots(1, ncols, figsize=size or (6.4 * ncols, 4.4), squeeze=False)
+        plotstyle.apply()
+        fig, axes = plt.subplots(1, ncols, squeeze=False, figsize=size or (
+            min(6.4 * ncols, plotstyle.MAX_WIDTH), 4.4 if ncols < 3 else 3.8))
         for ax in axes[0]:
             ax.set_xlabel(xlabel)
             ax.set_ylabel(ylabel)
         fig.suptitle(title)
         return fig, (axes[0][0] if ncols == 1 else list(axes[0]))
 
-    def save(self, fig, stem: str | None = None) -> Path | None:
+    def save(self, fig, stem: str | None = None, interpreter: str | None = None,
+             layout: bool = True) -> Path | None:
         """Stamp the machine on ``fig`` and save it as ``OUT/NAME/STEM.png`` (unless
-        ``--no-plot``). Returns the path."""
+        ``--no-plot``); returns the path. The stamp names the interpreter that ran this lab and
+        its GIL state, or ``interpreter`` when the numbers came from others (then each panel
+        or series says which). Text too small for the book's width is enlarged
+        (:func:`labs.plotstyle.enforce_readable`); ``layout=False`` keeps the lab's own
+        layout."""
         import matplotlib.pyplot as plt
 
         if self.args.no_plot:
             plt.close(fig)
             return None
-        fig.text(
+        stamp = fig.text(
             0.995, 0.005,
-            f"{machine_line(self.machine)} · seed {self.seed} · {self.date[:10]} · "
-            f"{self.commit[:10]}",
-            ha="right", va="bottom", fontsize=7, color="0.4",
+            f"{machine_line(self.machine, interpreter)} · seed {self.seed} · "
+            f"{self.date[:10]} · {self.commit[:10]}",
+            ha="right", va="bottom", fontsize=8, color="0.3",
         )
-        fig.tight_layout(rect=(0, 0.03, 1, 1))
+        plotstyle.enforce_readable(fig, skip=[stamp])
+        if layout:  # False: the lab laid the figure out itself (a figure-wide legend)
+            fig.tight_layout(rect=(0, 0.035, 1, 1))
         path = self.dir / f"{stem or self.name}.png"
-        fig.savefig(path, dpi=120)
+        fig.savefig(path, dpi=plotstyle.DPI)
         plt.close(fig)
         print(f"# wrote {path}")
         return path
+
+    def interpreter(self) -> str:
+        """The interpreter of this run's stamp and its GIL state, e.g. ``CPython 3.11.7 · GIL
+        on`` (after :meth:`stamp_from`, the one that measured the rows)."""
+        m = self.machine
+        return interpreter_line(m["implementation"], m["python"], bool(m.get("free_threaded")),
+                                bool(m["gil"]))
+
+    def read_csv(self, path: Path) -> list[dict[str, Any]]:
+        """Rows a lab wrote, read back for a figure: numbers as ``int``/``float``, ``True`` and
+        ``False`` as booleans, the rest as text; :class:`LabError` when unreadable."""
+        def value(text: str) -> Any:
+            if text in ("True", "False"):
+                return text == "True"
+            for kind in (int, float):
+                try:
+                    return kind(text)
+                except ValueError:
+                    pass
+            return text
+
+        try:
+            with open(path, newline="") as f:
+                return [{k: value(v) for k, v in row.items()} for row in csv.DictReader(f)]
+        except OSError as exc:
+            raise LabError(f"cannot read {path}: {exc.strerror}") from None
+
+    def stamp_from(self, row: Mapping[str, str]) -> None:
+        """Stamp this run's figures with the machine, date and commit of a measured CSV row
+        (a figure redrawn from committed numbers says where *they* were measured)."""
+        m = {k[len("machine_"):]: v for k, v in row.items() if k.startswith("machine_")}
+        for key in ("free_threaded", "gil"):
+            m[key] = str(m.get(key)) == "True"
+        m = {k: str(v) if k in ("python", "os", "cpu") else v for k, v in m.items()}
+        self.machine = {**self.machine, **m}
+        self.date, self.commit = row.get("date") or self.date, row.get("commit") or self.commit
 
     def table(self, rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> None:
         """Print ``rows`` as an aligned plain-text table (floats to 3 significant digits)."""
@@ -302,6 +354,27 @@ class Lab:
         """Print the elapsed time; returns 0 for ``main`` to return."""
         print(f"# {self.name} done in {time.perf_counter() - self.started:.1f} s")
         return 0
+
+
+# -- the frontiers a lab measures ---------------------------------------------------------------
+
+
+def add_frontier_flag(parser: argparse.ArgumentParser, default: str) -> None:
+    """The ``--frontier`` flag of a lab that measures frontiers: repeatable, a registered name
+    or the student's own class as ``FILE.py:CLASS``; ``default`` says what runs without it."""
+    parser.add_argument(
+        "--frontier", action="append", metavar="NAME",
+        help=f"measure this frontier (repeatable; default: {default}): a name from `crawlab "
+        "frontiers`, or your own class as FILE.py:CLASS")
+
+
+def frontier_names(chosen: Sequence[str] | None, default: Iterable[str]) -> list[str]:
+    """The registered names of the frontiers ``--frontier`` chose (``default`` when none):
+    each ``FILE.py:CLASS`` is loaded, checked and registered (:mod:`frontier.userclass`), and
+    an unknown name or a bad class is one line (a ``ValueError``) before any work."""
+    from frontier.userclass import resolve
+
+    return [resolve(name) for name in (chosen or default)]
 
 
 # -- provenance check ---------------------------------------------------------------------------
@@ -383,10 +456,13 @@ def series(
 ) -> dict[Any, list[dict[str, Any]]]:
     """Draw a family of series on ``ax``: one line per value of column ``by`` (all rows one line
     when None), through the *median* of ``y`` over the rows that share an ``x``, with the
-    min-max of those repeats as error bars. ``y`` is a column or a function of a row. ``order``
-    picks and orders the lines (default: first appearance); ``style(key)`` gives matplotlib
-    keywords (``fmt``, ``color``, ``ls``...), ``label(key)`` the legend text. Returns
-    ``{key: [{x, median, min, max, runs}, ...]}`` sorted by x, the numbers drawn."""
+    min-max of those repeats as error bars where there are at least
+    :data:`~labs.plotstyle.MIN_RUNS_FOR_SPREAD` of them (fewer say nothing about spread). ``y``
+    is a column or a function of a row. ``order`` picks and orders the lines (default: first
+    appearance). Each line has its series' look (:func:`labs.plotstyle.look`), which
+    ``style(key)`` may amend (matplotlib keywords); ``label(key)`` gives the legend text.
+    Returns ``{key: [{x, median, min, max, runs}, ...]}`` sorted by x, the numbers drawn (say
+    how many runs in the title: :func:`labs.plotstyle.runs_note`)."""
     get = y if callable(y) else (lambda r: r[y])
     rows = list(rows)
     keys = list(order) if order is not None else list(
@@ -397,13 +473,16 @@ def series(
         if not mine:
             continue
         points = sorted(summarize(mine, ["x"], "v"), key=lambda p: p["x"])
-        kwargs = {"marker": "o", "capsize": 3, "ms": 4}
-        kwargs.update(style(key) if style else {})
+        kwargs = {**plotstyle.look(key if by else y if isinstance(y, str) else None),
+                  **(style(key) if style else {})}
         kwargs.setdefault("label", label(key) if label else (str(key) if by else None))
-        med = [p["median"] for p in points]
-        ax.errorbar([p["x"] for p in points], med,
-                    yerr=[[m - p["min"] for m, p in zip(med, points)],
-                          [p["max"] - m for m, p in zip(med, points)]], **kwargs)
+        (line,) = ax.plot([p["x"] for p in points], [p["median"] for p in points], **kwargs)
+        wide = [p for p in points if p["runs"] >= plotstyle.MIN_RUNS_FOR_SPREAD]
+        if wide:
+            ax.errorbar([p["x"] for p in wide], [p["median"] for p in wide],
+                        yerr=[[p["median"] - p["min"] for p in wide],
+                              [p["max"] - p["median"] for p in wide]],
+                        fmt="none", ecolor=line.get_color(), capsize=3, lw=1)
         drawn[key] = points
     return drawn
 

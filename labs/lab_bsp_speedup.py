@@ -44,6 +44,7 @@ from crawlers.partition.assignment import write_partition_file
 from crawlers.web.server import WebServer
 from labs.harness import Lab, LabError, series, summarize
 from labs.lab_extractors import make_doc_pages
+from labs.plotstyle import runs_note
 
 SCRAPY_SCRIPT = textwrap.dedent("""
     import json, sys, time
@@ -249,8 +250,9 @@ def main(argv=None) -> int:
     print(f"# empty supersteps ({rounds} rounds): exchange + gather + allreduce")
     lab.table(overhead)
 
-    fig, (left, right) = lab.figure("BSP crawl of real HTML served on 127.0.0.1", "workers P",
-                                    f"pages/s (median of {repeats}, min-max)", ncols=2)
+    fig, (left, right) = lab.figure(
+        f"BSP crawl of real HTML served on 127.0.0.1 ({runs_note([repeats])})", "workers P",
+        "pages/s", ncols=2)
     series(left, [r for r in rows if r["crawler"] != "scrapy"], "P", "pages_per_s", "crawler")
     left.plot(procs_list, [base * min(p, os.cpu_count() or 1) for p in procs_list], ":",
               color="gray", label="linear up to the core count")

@@ -27,8 +27,13 @@ from the first thread on cannot be the paper's plunge, which began at twice the 
 
 from __future__ import annotations
 
+import statistics
+from collections import Counter
+from pathlib import Path
+
 from labs.crawlbench import make_web, sim_crawl, summary
-from labs.harness import Lab, series, summarize
+from labs.harness import Lab, LabError, series, summarize
+from labs.plotstyle import runs_note
 
 CAPACITIES = (10, 20, 30)
 PLUNGE_FRONTIERS = ("semaphore", "monitor", "tanenbaum")
@@ -81,7 +86,14 @@ def own_links_rows(lab: Lab, web, threads, seconds: float) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    lab = Lab("crawl-capacity", __doc__, argv)
+    def extra(parser) -> None:
+        parser.add_argument("--from-csv", type=Path, metavar="CSV",
+                            help="measure nothing: draw the figures again from this lab's CSV "
+                            "(stamped with its machine, date and commit)")
+
+    lab = Lab("crawl-capacity", __doc__, argv, extra)
+    if lab.args.from_csv is not None:
+        return _replot(lab, lab.args.from_csv)
     if lab.quick:
         threads, own_threads, seconds, repeats = (16, 32, 48, 64, 96), (1, 8, 64), 0.6, 2
     else:
@@ -107,9 +119,17 @@ def main(argv=None) -> int:
           f"{len(stuck)} crawls deadlocked; spill: "
           f"{sum(r['deadlock'] for r in own if r['when_full'] == 'spill')}")
 
+    _plot(lab, plunge, own, seconds, runs_note([repeats]))
+    return lab.done()
+
+
+def _plot(lab: Lab, plunge: list[dict], own: list[dict], seconds: float, runs: str) -> None:
+    """The plunge (one panel per capacity) and the full-frontier deadlock figures; ``runs``
+    says in the title what a point is (:func:`labs.plotstyle.runs_note`)."""
+    own_threads = sorted({r["threads"] for r in own})
     fig, axes = lab.figure(
-        f"half robots, half producers, block, untimed waits; {seconds:g} s slices, "
-        f"L = {LATENCY * 1000:g} ms, median of {repeats} (min-max)",
+        f"half robots, half producers, block, untimed waits; {seconds:g} s slices,\n"
+        f"L = {LATENCY * 1000:g} ms, {runs}",
         "threads (robots + producers)", "pages crawled in the slice", ncols=len(CAPACITIES),
         size=(13, 4.4))
     top = max(r["pages_fetched"] for r in plunge)
@@ -142,6 +162,22 @@ def main(argv=None) -> int:
         ax.set_xticks(own_threads, [str(t) for t in own_threads])
         ax.legend(fontsize=8)
     lab.save(fig, "crawl-capacity-deadlock")
+
+
+def _replot(lab: Lab, path) -> int:
+    """Both figures again from ``path`` (this lab's CSV), stamped with its machine."""
+    rows = lab.read_csv(path)
+    if not rows or "experiment" not in rows[0]:
+        raise LabError(f"--from-csv: {path} is not a crawl-capacity CSV")
+    lab.stamp_from({k: str(v) for k, v in rows[0].items()})
+    plunge = [r for r in rows if r["experiment"] == "plunge"]
+    own = [r for r in rows if r["experiment"] == "own-links"]
+    seconds = round(statistics.median(r["seconds"] for r in plunge), 1)
+    per_point = Counter((r["frontier"], r["capacity"], r["total_threads"]) for r in plunge)
+    repeats = max(r["repeats"] for r in plunge)
+    runs = (f"each point the mean of {repeats} runs, as an older version of the lab kept it"
+            if max(per_point.values()) == 1 < repeats else runs_note(per_point.values()))
+    _plot(lab, plunge, own, seconds, runs)
     return lab.done()
 
 

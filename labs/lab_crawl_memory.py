@@ -33,7 +33,7 @@ from collections.abc import Callable
 import frontier
 from crawlers.crawl.visited import RacyVisitedSet, VisitedSet
 from labs.crawlbench import make_frontier
-from labs.harness import Lab
+from labs.harness import Lab, add_frontier_flag, frontier_names
 
 TARGET = 150  # bytes per URL of the visited set at 10^6 URLs
 
@@ -110,13 +110,10 @@ def measure(name: str, kind: str, build, urls: list[str], keeps_strings: bool,
 
 def main(argv=None) -> int:
     def extra(parser):
-        parser.add_argument("--frontier", action="append", metavar="NAME",
-                            help="frontiers to measure (repeatable; default: all)")
+        add_frontier_flag(parser, "all")
 
     lab = Lab("crawl-memory", __doc__, argv, extra)
-    names = lab.args.frontier or frontier.names()
-    for name in names:
-        frontier.info(name)
+    names = frontier_names(lab.args.frontier, frontier.names())
     sizes = (10**5, 10**6)
     frontier_sizes = (10**5,) if lab.quick else sizes
     rows = []
@@ -166,7 +163,8 @@ def main(argv=None) -> int:
                        label=f"target {TARGET} B at 10^6")
         ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
         ax.set_title(kind)
-        ax.legend(fontsize=8)
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.2)  # room for the legend above the bars
+        ax.legend(fontsize=8, loc="upper left")
     lab.save(fig)
     return lab.done()
 

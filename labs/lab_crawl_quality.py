@@ -41,7 +41,6 @@ def main(argv=None) -> int:
                          "fraction of the web crawled", "quality |A ∩ P| / |P|")
     ordering = {r["frontier"]: r["ordering"] for r in rows}
     series(ax, rows, "fraction", "quality", "frontier", order=names,
-           style=lambda n: {"ls": "--" if ordering[n] == "fifo" else "-"},
            label=lambda n: f"{n} ({ordering[n]})")
     ax.plot([0, 1], [0, 1], ":", color="0.5", label="random order (expected)")
     ax.legend(fontsize=8)

@@ -23,19 +23,29 @@ from __future__ import annotations
 
 import os
 import statistics
+from pathlib import Path
 
 import frontier
 from crawlers.args import positive_int
 from labs.crawlbench import cpu_ceiling, make_web, sim_crawl, steady_rate, summary
-from labs.harness import Lab, gil_enabled, series
+from labs.harness import (
+    Lab,
+    LabError,
+    add_frontier_flag,
+    frontier_names,
+    series,
+)
+from labs.plotstyle import runs_note
 
 QUICK_FRONTIERS = ("unsynchronized", "lockfree", "semaphore", "monitor", "fine")
 
 
 def _flags(parser) -> None:
     parser.add_argument("--latency", type=float, default=0.02, help="mean latency L (s)")
-    parser.add_argument("--frontier", action="append", metavar="NAME",
-                        help="frontiers to measure (repeatable; default: all, or five in --quick)")
+    add_frontier_flag(parser, "all, or five in --quick")
+    parser.add_argument("--from-csv", type=Path, metavar="DIR",
+                        help="measure nothing: draw the figure again from the CSVs this lab "
+                        "wrote in DIR (stamped with their machine, date and commit)")
     parser.add_argument("--runs", type=positive_int, default=None,
                         help="crawls per point of the zero-latency panel, the same for every "
                         "frontier (default: 1 in --quick, 3)")
@@ -43,12 +53,13 @@ def _flags(parser) -> None:
 
 def main(argv=None) -> int:
     lab = Lab("crawl-threads", __doc__, argv, extra=_flags)
+    if lab.args.from_csv is not None:
+        return _replot(lab, lab.args.from_csv)
     latency = lab.args.latency
     if not latency > 0:
         raise ValueError(f"latency must be positive, got {latency}")
-    names = lab.args.frontier or (QUICK_FRONTIERS if lab.quick else frontier.names())
-    for name in names:
-        frontier.info(name)
+    names = frontier_names(lab.args.frontier,
+                           QUICK_FRONTIERS if lab.quick else frontier.names())
     threads = (1, 4, 16, 64) if lab.quick else (1, 2, 4, 8, 16, 32, 64)
     seconds = 1.5 if lab.quick else 3.0  # the paper's slice was 3 s
     warmup = 0.25  # excluded from the steady-state rate (the CSV has both)
@@ -71,10 +82,16 @@ def main(argv=None) -> int:
                      "duplicates", "urls_lost", "stopped_by"])
     bound_rows = frontier_bound(lab, web, names, 1.0 if lab.quick else seconds, warmup)
 
+    _plot(lab, rows, bound_rows, names, latency, ceiling)
+    return lab.done()
+
+
+def _plot(lab: Lab, rows, bound_rows, names, latency: float, ceiling: float) -> None:
+    """Both panels, from the rows of ``crawl-threads.csv`` and ``frontier-bound.csv``."""
     fig, (ax, ax0) = lab.figure("Crawl throughput against robot threads, simulated web",
                                 "robot threads", "pages per second (steady state)", ncols=2)
-    ax.set_title(f"I/O-bound: L = {latency * 1000:g} ms (Little's law)", fontsize=10)
-    xs = list(threads)
+    ax.set_title(f"I/O-bound: L = {latency * 1000:g} ms (Little's law; 1 run)", fontsize=10)
+    xs = sorted({r["threads"] for r in rows})
     ax.plot(xs, [min(t / latency, ceiling) for t in xs], "k--", linewidth=1.2,
             label="min(T/L, CPU ceiling)")
     series(ax, rows, "threads", "steady_pages_per_second", "frontier", order=names)
@@ -83,7 +100,8 @@ def main(argv=None) -> int:
     ax.set_xticks(xs, [str(t) for t in xs])
     ax.legend(fontsize=8)
     zs = sorted({r["threads"] for r in bound_rows})
-    ax0.set_title(f"frontier-bound: L = 0, {_gil()} (median, min-max)", fontsize=10)
+    runs = sorted({len({r["run"] for r in bound_rows if r["frontier"] == n}) for n in names})
+    ax0.set_title(f"frontier-bound: L = 0, {lab.interpreter()} ({runs_note(runs)})", fontsize=10)
     ax0.axhline(ceiling, color="k", ls="--", lw=1.2, label="1 robot, L = 0 (earlier run)")
     series(ax0, bound_rows, "threads", "steady_pages_per_second", "frontier", order=names)
     ax0.set_xscale("log", base=2)
@@ -91,12 +109,18 @@ def main(argv=None) -> int:
     ax0.set_ylim(bottom=0)
     ax0.legend(fontsize=8)
     lab.save(fig)
+
+
+def _replot(lab: Lab, folder: Path) -> int:
+    """Draw the figure again from the CSVs in ``folder``, stamped with their machine."""
+    rows = lab.read_csv(folder / "crawl-threads.csv")
+    bound_rows = lab.read_csv(folder / "frontier-bound.csv")
+    if not rows or "steady_pages_per_second" not in rows[0]:
+        raise LabError(f"--from-csv: {folder} holds no crawl-threads results")
+    lab.stamp_from({k: str(v) for k, v in rows[0].items()})
+    names = list(dict.fromkeys(r["frontier"] for r in rows))
+    _plot(lab, rows, bound_rows, names, rows[0]["latency"], rows[0]["cpu_ceiling"])
     return lab.done()
-
-
-def _gil() -> str:
-    """How this interpreter runs threads, for a panel's title."""
-    return "GIL on" if gil_enabled() else "free-threaded, GIL off"
 
 
 def frontier_bound(lab: Lab, web, names, seconds: float, warmup: float) -> list[dict]:

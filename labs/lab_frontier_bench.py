@@ -22,10 +22,20 @@ import statistics
 import threading
 import time
 from collections import deque
+from pathlib import Path
 
 import frontier
 from frontier.contract import check_capacity
-from labs.harness import Lab, gil_enabled, series, summarize
+from labs.harness import (
+    Lab,
+    LabError,
+    add_frontier_flag,
+    frontier_names,
+    gil_enabled,
+    series,
+    summarize,
+)
+from labs.plotstyle import runs_note
 
 THREADS = (1, 2, 4, 8, 16)
 PRIVATE = "deque per thread"  # nothing shared: the machine's own ceiling
@@ -56,8 +66,18 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30) -> dict
     stop = threading.Event()
     counts = [0] * threads
     timeouts = [0] * threads
+    errors: list[BaseException] = []  # a frontier that raised in a thread (a student's)
 
     def worker(i: int) -> None:
+        try:
+            pairs(i)
+        except BaseException as exc:
+            errors.append(exc)
+            stop.set()
+            if hasattr(q, "close"):
+                q.close()  # wakes the threads blocked in get()
+
+    def pairs(i: int) -> None:
         if q is None:  # PRIVATE: a deque of this thread's own
             mine = deque()
             put, get = mine.append, mine.popleft
@@ -94,6 +114,8 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30) -> dict
     for t in pool:
         t.join(timeout=30)
     elapsed = time.perf_counter() - t0
+    if errors:
+        raise errors[0]  # with its traceback: crawlab says where, in one line
     if any(t.is_alive() for t in pool):
         raise RuntimeError(f"{name} with {threads} threads did not finish: a deadlock?")
     row = {
@@ -110,10 +132,10 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30) -> dict
 
 
 def _flags(parser) -> None:
-    parser.add_argument(
-        "--frontier", action="append", metavar="NAME",
-        help="measure only this frontier (repeatable; default: all, see `crawlab frontiers`)",
-    )
+    add_frontier_flag(parser, "all the registered ones")
+    parser.add_argument("--from-csv", type=Path, metavar="CSV",
+                        help="measure nothing: draw the figure again from this lab's CSV "
+                        "(stamped with its machine, date and commit)")
     parser.add_argument(
         "--capacity", type=int, default=frontier.DEFAULT_CAPACITY,
         help="capacity of the bounded frontiers and of queue.Queue (default: 30)",
@@ -126,9 +148,9 @@ def _flags(parser) -> None:
 
 def main(argv=None) -> int:
     lab = Lab("frontier-bench", __doc__, argv, extra=_flags)
-    chosen = lab.args.frontier or frontier.names()
-    for name in chosen:
-        frontier.info(name)  # UnknownFrontier (one line, exit 2) before any work
+    if lab.args.from_csv is not None:
+        return _replot(lab, lab.args.from_csv)
+    chosen = frontier_names(lab.args.frontier, frontier.names())
     capacity = check_capacity(lab.args.capacity)
     thread_counts = sorted(set(lab.args.threads or THREADS))
     if thread_counts[0] < 1:
@@ -161,23 +183,36 @@ def main(argv=None) -> int:
     lab.table(table)
     scaling(lab, rows, names)
 
+    _plot(lab, rows, names)
+    return lab.done()
+
+
+def _plot(lab: Lab, rows: list[dict], names: list[str]) -> None:
+    """Rates and ratios against queue.Queue, one line per frontier, legend beside the axes."""
+    thread_counts = sorted({r["threads"] for r in rows})
+    repeats = sorted({len({r["repeat"] for r in rows if r["frontier"] == n}) for n in names})
     fig, (ax, rax) = lab.figure(
-        f"Frontier put+get throughput (median of {repeats}, min-max)", "threads",
-        "put+get pairs per second (log)", ncols=2)
+        f"Frontier put+get throughput ({runs_note(repeats)})", "threads",
+        "put+get pairs per second (log)", ncols=2, size=(10.5, 4.8))
     rax.set_ylabel("ratio against queue.Queue, same round (log)")
-
-    def style(name):
-        return {"ls": "--" if name in BASELINES else "-"}
-
-    series(ax, rows, "threads", "pairs_per_second", "frontier", order=names, style=style)
-    series(rax, rows, "threads", "ratio_vs_queue", "frontier", order=names, style=style)
+    series(ax, rows, "threads", "pairs_per_second", "frontier", order=names)
+    series(rax, rows, "threads", "ratio_vs_queue", "frontier", order=names)
     for a in (ax, rax):
         a.set_xscale("log", base=2)
         a.set_yscale("log")
         a.set_xticks(thread_counts, [str(t) for t in thread_counts])
     rax.axhline(1.0, color="0.3", linewidth=0.8)
-    ax.legend(fontsize=7, ncols=2)
+    rax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)  # beside
     lab.save(fig)
+
+
+def _replot(lab: Lab, path: Path) -> int:
+    """Draw the figure again from ``path`` (this lab's CSV), stamped with its machine."""
+    rows = lab.read_csv(path)
+    if not rows or "ratio_vs_queue" not in rows[0]:
+        raise LabError(f"--from-csv: {path} is not a frontier-bench CSV")
+    lab.stamp_from({k: str(v) for k, v in rows[0].items()})
+    _plot(lab, rows, list(dict.fromkeys(r["frontier"] for r in rows)))
     return lab.done()
 
 

@@ -29,8 +29,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from labs.harness import Lab, LabError
+from labs import plotstyle
+from labs.harness import Lab, LabError, add_frontier_flag, frontier_names, interpreter_line
 from labs.lab_frontier_bench import GOALS
+from labs.plotstyle import runs_note
 
 ROOT = Path(__file__).resolve().parent.parent
 FRONTIERS = ("lockfree", "sliced", "monitor", "coarse", "fine", "semaphore")
@@ -86,7 +88,7 @@ def worker() -> None:
 
 
 def _bench_round(python, free_threaded, cells, seconds) -> list[float]:
-    spec = json.dumps([[f, t, seconds] for f, t in cells])
+    spec = json.dumps([[_spec(f), t, seconds] for f, t in cells])
     code = "from labs.lab_gil_side_by_side import worker; worker()"
     out = subprocess.run([python, "-c", code, spec], env=_env(free_threaded), cwd=ROOT,
                          capture_output=True, text=True, timeout=600)
@@ -95,9 +97,16 @@ def _bench_round(python, free_threaded, cells, seconds) -> list[float]:
     return json.loads(out.stdout.splitlines()[-1])
 
 
+def _spec(name: str) -> str:
+    """What to hand the child interpreter: a student's class as its FILE.py:CLASS."""
+    from frontier.userclass import spec_of
+
+    return spec_of(name) or name
+
+
 def _crawl(python, free_threaded, frontier, threads, seconds, pages) -> float:
     cmd = [python, "-m", "crawlers", "crawl", "--sim", "--latency", "0", "--json",
-           "--frontier", frontier, "--threads", str(threads), "--seconds", str(seconds),
+           "--frontier", _spec(frontier), "--threads", str(threads), "--seconds", str(seconds),
            "--pages", str(pages)]
     out = subprocess.run(cmd, env=_env(free_threaded), cwd=ROOT, capture_output=True,
                          text=True, timeout=600)
@@ -124,10 +133,11 @@ def _flags(parser) -> None:
         "--gil-python", metavar="PATH", default=sys.executable,
         help="an interpreter with the GIL (default: the one running this lab)",
     )
+    add_frontier_flag(parser, " ".join(FRONTIERS))
     parser.add_argument(
-        "--frontier", action="append", metavar="NAME",
-        help=f"frontiers to compare (repeatable; default: {' '.join(FRONTIERS)})",
-    )
+        "--from-csv", type=Path, metavar="CSV",
+        help="measure nothing: draw the figure again from this lab's CSV (stamped with the "
+        "machine, date and commit of its rows)")
     parser.add_argument(
         "--repeats", type=int, default=None,
         help="runs per cell and interpreter (default: 3 quick, 5 full)",
@@ -159,11 +169,9 @@ def ratio_rows(rows: list[dict]) -> list[dict]:
 
 def main(argv=None) -> int:
     lab = Lab("gil-side-by-side", __doc__, argv, extra=_flags)
-    import frontier
-
-    chosen = lab.args.frontier or list(FRONTIERS)
-    for name in chosen:
-        frontier.info(name)  # unknown frontier: one line, exit 2
+    if lab.args.from_csv is not None:
+        return _replot(lab, lab.args.from_csv)
+    chosen = frontier_names(lab.args.frontier, FRONTIERS)  # bad ones: one line, exit 2
     repeats = lab.args.repeats if lab.args.repeats is not None else (3 if lab.quick else 5)
     if repeats < 1:
         raise LabError(f"--repeats must be at least 1, got {repeats}")
@@ -220,32 +228,78 @@ def main(argv=None) -> int:
     return lab.done()
 
 
+def _replot(lab: Lab, path: Path) -> int:
+    """Draw the figure from ``path`` (a CSV this lab wrote) with the stamp of its rows."""
+    import csv
+
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as exc:
+        raise LabError(f"--from-csv: cannot read {path}: {exc.strerror}") from None
+    need = {"workload", "interpreter", "python", "gil_enabled", "frontier", "threads", "runs",
+            "median", "min", "max"}
+    if not rows or not need <= set(rows[0]):
+        raise LabError(f"--from-csv: {path} is not a gil-side-by-side CSV")
+    for r in rows:
+        r.update(threads=int(r["threads"]), runs=int(r["runs"]),
+                 gil_enabled=r["gil_enabled"] == "True",
+                 **{k: float(r[k]) for k in ("median", "min", "max")})
+    lab.stamp_from(rows[0])
+    chosen = list(dict.fromkeys(r["frontier"] for r in rows))
+    _plot(lab, rows, chosen, sorted({r["threads"] for r in rows}))
+    return lab.done()
+
+
+def _interpreter(rows: list[dict], interp: str) -> str:
+    """The exact interpreter of ``interp``'s rows, e.g. ``CPython 3.13.1t · GIL off``."""
+    r = next(r for r in rows if r["interpreter"] == interp)
+    return interpreter_line("CPython", r["python"], interp == "free-threaded",
+                            bool(r["gil_enabled"]))
+
+
 def _plot(lab, rows, chosen, thread_counts) -> None:
-    fig, _ = lab.figure("GIL vs no GIL, per frontier", "threads", "", ncols=len(chosen),
-                        size=(3.2 * len(chosen), 6.4))
+    """One row of panels per frontier (put+get pairs | crawl pages), both interpreters in each
+    panel; the legend names each interpreter exactly, and so does the stamp."""
+    fig, _ = lab.figure("", "threads", "")
     fig.clf()
-    axes = fig.subplots(2, len(chosen), squeeze=False)
-    fig.suptitle("GIL vs no GIL, per frontier: median of runs, bars min to max")
-    for row, w in enumerate(WORKLOADS):
-        for col, f in enumerate(chosen):
+    fig.set_size_inches(plotstyle.MAX_WIDTH, 1.2 + 2.1 * len(chosen))
+    axes = fig.subplots(len(chosen), 2, squeeze=False, sharex=True)
+    interps = [i for i in ("gil", "free-threaded") if any(r["interpreter"] == i for r in rows)]
+    label = {i: _interpreter(rows, i) for i in interps}
+    runs = [r["runs"] for r in rows]
+    height = fig.get_size_inches()[1]
+    fig.suptitle(f"GIL against no GIL, per frontier ({runs_note(runs)})",
+                 y=1 - 0.12 / height, va="top")
+    for row, f in enumerate(chosen):
+        for col, w in enumerate(WORKLOADS):
             ax = axes[row][col]
-            for interp, style in (("gil", "o--"), ("free-threaded", "s-")):
-                mine = sorted((r for r in rows if r["workload"] == w and r["frontier"] == f
-                               and r["interpreter"] == interp), key=lambda r: r["threads"])
-                xs = [r["threads"] for r in mine]
-                med = [r["median"] for r in mine]
-                err = [[m - r["min"] for m, r in zip(med, mine)],
-                       [r["max"] - m for m, r in zip(med, mine)]]
-                ax.errorbar(xs, med, yerr=err, fmt=style, capsize=3, label=interp)
+            mine = [{**r, "label": label[r["interpreter"]]} for r in rows
+                    if r["workload"] == w and r["frontier"] == f]
+            for interp in interps:
+                pts = sorted((r for r in mine if r["interpreter"] == interp),
+                             key=lambda r: r["threads"])
+                look = plotstyle.look(interp)
+                (line,) = ax.plot([r["threads"] for r in pts], [r["median"] for r in pts],
+                                  label=label[interp], **look)
+                wide = [r for r in pts if r["runs"] >= plotstyle.MIN_RUNS_FOR_SPREAD]
+                if wide:
+                    ax.errorbar([r["threads"] for r in wide], [r["median"] for r in wide],
+                                yerr=[[r["median"] - r["min"] for r in wide],
+                                      [r["max"] - r["median"] for r in wide]],
+                                fmt="none", ecolor=line.get_color(), capsize=3, lw=1)
             ax.set_xticks(thread_counts)
             ax.set_ylim(bottom=0)
-            ax.set_title(f"{f} · {w}", fontsize=9)
-            ax.set_xlabel("threads")
-            if col == 0:
-                ax.set_ylabel("put+get pairs/s" if w == "bench" else "pages/s (sim, latency 0)")
-            if row == 0 and col == 0:
-                ax.legend(fontsize=7)
-    lab.save(fig)
+            ax.ticklabel_format(axis="y", style="sci", scilimits=(0, 0))
+            unit = "put+get pairs/s" if w == "bench" else "crawl pages/s (sim, L = 0)"
+            ax.set_title(f"{f}: {unit}")
+            if row == len(chosen) - 1:
+                ax.set_xlabel("threads")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncols=2,
+               bbox_to_anchor=(0.5, 1 - 0.45 / height))
+    fig.tight_layout(rect=(0, 0.3 / height, 1, 1 - 0.85 / height))
+    lab.save(fig, interpreter=" and ".join(label[i] for i in interps), layout=False)
 
 
 if __name__ == "__main__":

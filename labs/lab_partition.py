@@ -190,7 +190,7 @@ def main(argv=None) -> int:
         fig, (a1, a2, a3) = lab.figure(
             f"Site partitioning, topical web ({topical.n_pages:,} pages, "
             f"{topical.n_sites:,} sites)", "K (crawlers)", "messages", ncols=3,
-            size=(16, 4.6))
+            size=(10.5, 4.6))
         styles = {"page-hash": "s-", "site-hash": "o-", "hypergraph": "^-"}
         for method, style in styles.items():
             mine = [r for r in rows if r["web"] == "topical" and r["method"] == method]
@@ -201,7 +201,7 @@ def main(argv=None) -> int:
         a2.plot(KS, [PAPER["google"][k][1] for k in KS], "^:", color="0.3",
                 label="paper google, HP")
         a1.set_yscale("log")
-        a1.set_title("messages, every page fetched once")
+        a1.set_title("messages (each page fetched once)")
         a2.set_title("load imbalance (pages)")
         a2.set_ylabel("imbalance %")
         a3.plot(KS, [r["hash/HP"] for r in table], "^-", lw=2, label="ours, topical web")
@@ -209,7 +209,7 @@ def main(argv=None) -> int:
         for dataset, by_k in PAPER.items():
             a3.plot(KS, [by_k[k][2] / by_k[k][3] for k in KS], ":", label=f"paper, {dataset}")
         a3.axhline(1.0, color="0.6", lw=0.8)
-        a3.set_title("site-hash messages / hypergraph messages")
+        a3.set_title("messages: site-hash / hypergraph")
         a3.set_ylabel("ratio")
         for ax in (a1, a2, a3):
             ax.set_xscale("log", base=2)

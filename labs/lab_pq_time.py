@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from crawlers.args import positive_int
 from labs.harness import Lab, series, summarize
+from labs.plotstyle import runs_note
 from labs.pqbench import LABELS, heapq_supersteps, supersteps
 
 KINDS = ["heap", "cbt", "quickheap"]
@@ -75,7 +76,7 @@ def main(argv=None) -> int:
     print(f"# target CBT and QH <= heapq per key for R >= 1000: {'met' if ok else 'NOT met'}")
     if not lab.args.no_plot:
         fig, (a1, a2) = lab.figure(
-            f"Time per key of insert-many(R) + extract-top(R) (median of {repeat}, min-max)",
+            f"Time per key of insert-many(R) + extract-top(R) ({runs_note([repeat])})",
             "R", "ns per key", ncols=2)
         for col, lbl in (("heapq_ns", "heapq"), ("BH_ns", "BH (heap)"), ("CBT_ns", "CBT"),
                          ("QH_ns", "QH")):

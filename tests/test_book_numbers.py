@@ -56,9 +56,19 @@ def test_a_number_in_the_prose_follows_its_csv(book_numbers, tmp_path):
         assert text != (RESULTS / "numbers.inc").read_text()
 
 
-def test_checked_pages_quote_only_generated_numbers(book_numbers):
+def book_pages() -> list[str]:
+    return sorted(str(p.relative_to(DOCS)) for p in DOCS.rglob("*.rst") if "_build" not in p.parts)
+
+
+def test_every_page_quotes_only_generated_numbers(book_numbers):
+    """A decimal, ratio or percentage typed by hand on any page of the book fails, unless the
+    page's entry in book_numbers.PAGES says why it is no measurement (a setting, a version, a
+    paper's number): measured numbers come from the CSVs, as substitutions or generated
+    tables."""
     names = {n.name for n in book_numbers.NUMBERS}
-    for page, allowed in book_numbers.PAGES.items():
+    assert len(book_pages()) > 30 and set(book_numbers.PAGES) <= set(book_pages())
+    for page in book_pages():
+        allowed = book_numbers.PAGES.get(page, {})
         text = (DOCS / page).read_text()
         used = set(re.findall(r"\|([a-z0-9_]+)\|", text))
         assert used <= names, (page, used - names)
@@ -93,3 +103,80 @@ def test_book_numbers_script_reports_a_missing_csv_in_one_line(tmp_path):
                           str(tmp_path), "--out", str(tmp_path / "n.inc")],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "missing" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.fixture(scope="module")
+def book_tables():
+    sys.path.insert(0, str(DOCS))
+    try:
+        import book_tables
+    finally:
+        sys.path.remove(str(DOCS))
+    return book_tables
+
+
+@pytest.mark.parametrize("cell, ratio, percent, shown", [
+    ("0.8002358665314719", True, False, "0.8×"), ("1.3412", True, False, "1.34×"),
+    ("15416.8", False, False, "15,417"), ("15429", False, False, "15,429"),
+    ("8", False, False, "8"), ("0.0056", False, True, "0.56"), ("0.9117", False, True, "91.2"),
+    ("2.3e-07", False, False, "2.3e-07"), ("monitor", False, False, "monitor"),
+    ("False", False, False, "False"), ("nan", True, False, "n/a"),
+])
+def test_a_cell_is_rounded_to_three_significant_digits(book_tables, cell, ratio, percent, shown):
+    assert book_tables.number(cell, ratio, percent) == shown
+
+
+def test_no_page_shows_a_results_csv_raw():
+    raw = re.compile(r"csv-table::[^\n]*(?:\n[ \t]+[^\n]*)*?\n[ \t]+:file:[^\n]*results/")
+    assert [p for p in book_pages() if raw.search((DOCS / p).read_text())] == []
+
+
+def test_generated_tables_are_rounded_narrow_and_say_where_they_came_from(book_tables):
+    def too_precise(cell: str) -> bool:  # more than 3 significant digits, not a 1,234 integer
+        return any(len(m.replace(".", "").lstrip("0")) > 3
+                   for m in re.findall(r"(?<![\w.,])\d+\.?\d*(?![\d,])", cell))
+
+    for path, text in book_tables.render(RESULTS).items():
+        rows = text.split("\n   * - ")[1:]
+        widths = {row.count("\n     - ") + 1 for row in rows}
+        assert max(widths) <= book_tables.MAX_COLUMNS + 1, path
+        cells = [c for row in rows for c in row.split("\n     - ")]
+        assert [c for c in cells if too_precise(c.split("\n")[0])] == [], path
+        assert re.search(r"^From ``[^`]+\.csv``: (measured on|model)", text, re.M), path
+        included = any(f"results/{path.relative_to(RESULTS)}" in (DOCS / p).read_text()
+                       for p in book_pages())
+        assert included, f"{path} is rendered but no page includes it"
+
+
+def test_every_generated_ratio_is_written_with_the_multiplication_sign(book_numbers):
+    regenerate = book_numbers.regenerate
+    assert regenerate.times_sign("1.29x (0.45-0.46x), 16x; 2 x cores, 0x10") == \
+        "1.29× (0.45-0.46×), 16×; 2 x cores, 0x10"
+    for path, text in regenerate.render(RESULTS).items():
+        assert not regenerate.RATIO.search(text), path
+
+
+def _rewrite(path: Path, change) -> None:
+    rows = list(csv.DictReader(path.open(newline="")))
+    for row in rows:
+        change(row)
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def test_a_shape_sentence_follows_its_csv(book_numbers, tmp_path):
+    """The free-threaded page's 'which frontiers gain' and the threads handout's zero-latency
+    shape are computed: make every frontier lose (or gain) in a copy of the CSV and the
+    sentence says so."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    _rewrite(copy / "free-threaded" / "frontier-bench" / "scaling.csv",
+             lambda r: r.update(median="0.9"))
+    _rewrite(copy / "crawl-threads" / "frontier-bound.csv",
+             lambda r: r.update(vs_one_robot="1.5" if r["threads"] != "1" else "1.0"))
+    values = book_numbers.values(copy)
+    assert values["ft_gainers"].startswith("no frontier gains from the second thread")
+    assert values["ct_bound_shape"].count("none below") == 2
+    assert book_numbers.values(RESULTS)["ft_gainers"] != values["ft_gainers"]

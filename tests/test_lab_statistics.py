@@ -38,10 +38,13 @@ def test_series_draws_the_median_of_repeats_with_min_max_bars():
     assert drawn["a"] == [{"x": 1, "median": 2.0, "min": 1.0, "max": 5.0, "runs": 3},
                           {"x": 2, "median": 7.0, "min": 7.0, "max": 7.0, "runs": 1}]
     assert drawn["b"][0]["median"] == 3.5
-    line = ax.containers[0].lines[0]  # the line through the points is the medians'
+    line = ax.lines[0]  # the line through the points is the medians'
     assert list(line.get_ydata()) == [2.0, 7.0]
-    bars = ax.containers[0].lines[2][0].get_segments()  # error bars span min..max
-    assert [tuple(seg[:, 1]) for seg in bars] == [(1.0, 5.0), (7.0, 7.0)]
+    # error bars span min..max, drawn only where there are 3 runs or more: a's first point
+    # (3 runs), not its second (1 run), and none for b (2 runs)
+    assert len(ax.containers) == 1
+    bars = ax.containers[0].lines[2][0].get_segments()
+    assert [tuple(seg[:, 1]) for seg in bars] == [(1.0, 5.0)]
     assert [t.get_text() for t in ax.legend().get_texts()] == ["a", "b"]
     plt.close(fig)
 

@@ -37,6 +37,7 @@ from crawlers.cli import (
     partition,
     serve,
 )
+from crawlers.cli.userfrontier import install_source_check, resolve_frontier_argument
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -84,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
+        install_source_check()  # a student's FILE.py:CLASS is checked before it is imported
+        resolve_frontier_argument(args)
         return int(args.run(args) or 0)
     except (LabError, frontier.UnknownFrontier, ValueError) as exc:
         print(f"crawlab {args.command}: error: {exc}", file=sys.stderr)
@@ -91,3 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"crawlab {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # the student's frontier failed: say where, in one line
+        where = frontier.userclass.blame(exc)
+        if where is None:
+            raise
+        print(f"crawlab {args.command}: your frontier failed at {where}", file=sys.stderr)
+        return 1

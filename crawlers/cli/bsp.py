@@ -41,7 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--R", type=positive_int, default=64, metavar="R", dest="R",
                    help="URLs each worker extracts per superstep (default: 64)")
     g.add_argument("--frontier", default="cbt", metavar="NAME",
-                   help="each worker's frontier (see `crawlab frontiers`; default: cbt)")
+                   help="each worker's frontier (see `crawlab frontiers`; default: cbt), or "
+                   "your own class as FILE.py:CLASS")
     g.add_argument("--partition", default="site-hash", metavar="SPEC",
                    help="site-hash, page-hash, or a partition file (default: site-hash)")
     g.add_argument("--backend", choices=BACKENDS, default="processes",
@@ -76,13 +77,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def config_from_args(args: argparse.Namespace):
     """The :class:`~crawlers.bsp.driver.BspConfig` the parsed flags describe."""
     from crawlers.bsp.driver import BspConfig
+    from frontier.userclass import spec_of
 
     if getattr(args, "stop_grace", None) is not None:
         raise ValueError("--stop-grace applies to crawlab crawl: a BSP worker cuts its fetches "
                          "when the slice ends or at Ctrl-C, and its superstep then ends")
     web = web_options(args, threads=args.robots)
     return BspConfig(web=web, procs=args.procs, robots=args.robots, R=args.R,
-                     frontier=args.frontier, partition=args.partition, backend=args.backend,
+                     frontier=spec_of(args.frontier) or args.frontier,  # workers reload FILE.py
+                     partition=args.partition, backend=args.backend,
                      seconds=args.seconds, max_pages=args.max_pages,
                      max_supersteps=args.max_supersteps, kill_worker=args.kill_worker,
                      kill_at=args.kill_at, out=args.out, timeout=args.timeout,

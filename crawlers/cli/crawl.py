@@ -26,7 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     g = p.add_argument_group("frontier and robots")
     g.add_argument("--frontier", default="monitor", metavar="NAME",
-                   help="frontier strategy (see `crawlab frontiers`; default: monitor)")
+                   help="frontier strategy (see `crawlab frontiers`; default: monitor), or "
+                   "your own class as FILE.py:CLASS")
     g.add_argument("--threads", type=positive_int, default=8, metavar="R",
                    help="robot threads (default: 8)")
     g.add_argument("--capacity", type=positive_int,

@@ -1,0 +1,52 @@
+"""The student's frontier on ``crawlab``'s command line: ``--frontier FILE.py:CLASS``.
+
+:mod:`frontier.userclass` loads and checks the class; this module adds what only the command
+line may do (``frontier`` cannot import ``exercises``): it sets the grader's static check of the
+source (:func:`exercises.static.check_source`) to run before an exercise's file is imported,
+and turns the ``frontier`` argument of a subcommand into the registered name.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+__all__ = ["install_source_check", "resolve_frontier_argument"]
+
+
+def install_source_check() -> bool:
+    """Make :func:`frontier.userclass.load_spec` run the grader's static check
+    (:func:`exercises.static.check_source`) on an exercise's file before importing it: the
+    file and class an exercise asks for (:func:`exercises.policy.exercise_of`) must keep that
+    exercise's rules. A class no exercise asks for has no rules to keep. ``False`` (and no
+    check) where ``exercises`` has no static check."""
+    from frontier import userclass
+
+    try:
+        from exercises.policy import exercise_of
+        from exercises.static import SourceError, check_source
+    except ImportError:
+        return False
+
+    def check(path: Path, class_name: str) -> list[str]:
+        exercise = exercise_of(str(path), class_name)
+        if exercise is None:
+            return []
+        try:
+            return list(check_source(path, exercise, shown_as=str(path)))
+        except SourceError as exc:
+            return [str(exc)]
+
+    userclass.set_source_check(check)
+    return True
+
+
+def resolve_frontier_argument(args: argparse.Namespace) -> None:
+    """A subcommand's ``frontier`` given as ``FILE.py:CLASS`` is loaded, checked and replaced by
+    the name it is registered under (:class:`frontier.userclass.BadFrontierSpec`, one line,
+    when it cannot be); a registered name is left as it is for the subcommand to check."""
+    from frontier import userclass
+
+    value = getattr(args, "frontier", None)
+    if isinstance(value, str) and userclass.is_spec(value):
+        args.frontier = userclass.load_spec(value)

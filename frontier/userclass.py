@@ -1,0 +1,232 @@
+"""A frontier the student wrote, named on the command line as ``FILE.py:CLASS``.
+
+Wherever crawlab takes a frontier's name (``crawlab crawl``, ``bsp``, ``explore``,
+``linearize``, the labs) it also takes ``FILE.py:CLASS`` (or ``MODULE:CLASS``), the form the
+autograder uses::
+
+    crawlab lab frontier-bench --quick --frontier exercises/ex1_bounded_fifo.py:BoundedFifo
+
+:func:`load_spec` imports the file, checks that the class keeps the contract of
+:class:`frontier.contract.Frontier` (its five class attributes, its seven methods and their
+call shapes, a name that no other frontier has), registers it and returns the name it is
+registered under; after that the class is a frontier like the built-in ones (``frontier.create
+(name)``). :func:`frontier.info` falls back on it for any name with a ``:``, so a worker process
+handed the spec (:func:`spec_of`) loads the class again by itself.
+
+Every refusal is a :class:`BadFrontierSpec` (an :class:`~frontier.UnknownFrontier`, so a
+``ValueError``) whose message is one line: the command line prints it and exits with status 2.
+
+Before a file is imported, the check set with :func:`set_source_check` reads its source (the
+command line sets the exercises' static check; this layer cannot import ``exercises``): a file
+it finds fault with is refused without running a line of it.
+
+Thread-safety: loading is meant for start-up, from one thread; a lock makes two concurrent
+loads of one spec load it once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from frontier import contract
+from frontier.contract import UnknownFrontier, info, names, register
+
+__all__ = ["BadFrontierSpec", "blame", "is_spec", "load_spec", "resolve", "set_source_check",
+           "spec_of"]
+
+ATTRIBUTES = {"name": str, "description": str, "ordering": str, "correct": bool, "bounded": bool}
+ORDERINGS = ("fifo", "priority")
+#: Each method and a call it must accept (``None`` stands for ``self``).
+CALLS = {
+    "put": ((None, "http://a.test/"), {"priority": 0.0, "timeout": None}),
+    "get": ((None,), {"timeout": None}),
+    "put_many": ((None, []), {}),
+    "get_many": ((None, 1), {}),
+    "close": ((None,), {}),
+    "__len__": ((None,), {}),
+}
+USAGE = "a frontier is a registered name (see crawlab frontiers) or FILE.py:CLASS"
+
+
+class BadFrontierSpec(UnknownFrontier):
+    """``FILE.py:CLASS`` names no file, no class, or a class that breaks the contract."""
+
+
+_lock = threading.RLock()  # re-entrant: a loaded file may name another spec
+_loaded: dict[tuple[str, str], str] = {}  # (resolved file or module, class) -> registered name
+_specs: dict[str, str] = {}  # registered name -> the absolute spec it was loaded from
+_files: set[str] = set()  # the resolved paths of the files loaded
+_source_check: Callable[[Path, str], list[str]] | None = None
+
+
+def set_source_check(check: Callable[[Path, str], list[str]] | None) -> None:
+    """Run ``check(path, class_name)`` on every file before importing it; a non-empty answer
+    (one-line violations) refuses the file. ``None`` removes the check."""
+    global _source_check
+    _source_check = check
+
+
+def is_spec(text: str) -> bool:
+    """Whether ``text`` names a class (``FILE.py:CLASS``, ``MODULE:CLASS``) rather than a
+    registered frontier: registered names never contain ``:``."""
+    return ":" in text
+
+
+def resolve(text: str) -> str:
+    """The registered name of ``text``: itself when it is a registered name, the name
+    :func:`load_spec` registers when it is a spec, else :class:`UnknownFrontier`."""
+    if is_spec(text):
+        return load_spec(text)
+    info(text)  # UnknownFrontier, listing the names
+    return text
+
+
+def spec_of(name: str) -> str | None:
+    """The absolute spec the class registered as ``name`` was loaded from (``None`` for a
+    built-in frontier): what to hand another process, which loads it again."""
+    return _specs.get(name)
+
+
+def load_spec(spec: str) -> str:
+    """Import the class ``spec`` names, check it keeps the contract, register it; its name.
+
+    Loading the same file and class again returns the same name without importing again."""
+    where, sep, attr = spec.rpartition(":")
+    if not sep or not where or not attr.isidentifier():
+        raise BadFrontierSpec(f"{spec!r}: {USAGE}")
+    with _lock:
+        is_file = where.endswith(".py") or "/" in where or Path(where).is_file()
+        key = (str(Path(where).resolve()) if is_file else where, attr)
+        if key in _loaded:
+            return _loaded[key]
+        module = (_import_file(spec, Path(where), attr) if is_file
+                  else _import_module(spec, where))
+        cls = getattr(module, attr, None)
+        if cls is None:
+            raise BadFrontierSpec(f"{spec}: {where} defines no {attr!r}")
+        _check_contract(spec, cls)
+        if cls.name in names() and info(cls.name) is not cls:
+            raise BadFrontierSpec(f"{spec}: the name {cls.name!r} is taken by another "
+                                  f"frontier; give {attr} another name")
+        register(cls)
+        _loaded[key] = cls.name
+        _specs[cls.name] = f"{key[0]}:{attr}"
+        if is_file:
+            _files.add(key[0])
+        return cls.name
+
+
+def blame(exc: BaseException) -> str | None:
+    """``FILE:LINE: Error: message`` when ``exc`` was raised in a file loaded here (the
+    innermost such frame of its traceback, or of the exception it was raised from); ``None``
+    when the user's code is not where it went wrong."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        tb, where = exc.__traceback__, None
+        while tb is not None:
+            name = tb.tb_frame.f_code.co_filename
+            if name in _files or (name.endswith(".py") and str(Path(name).resolve()) in _files):
+                where = f"{_shown(name)}:{tb.tb_lineno}"
+            tb = tb.tb_next
+        if where:
+            return f"{where}: {_one_line(exc)}"
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _shown(path: str) -> str:
+    """``path`` relative to the working directory when it is under it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return path
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _import_file(spec: str, path: Path, attr: str) -> object:
+    if path.suffix != ".py":
+        raise BadFrontierSpec(f"{spec}: {path} is not a .py file; {USAGE}")
+    if not path.is_file():
+        raise BadFrontierSpec(f"{spec}: no such file {str(path)!r}")
+    if _source_check is not None:
+        problems = _source_check(path, attr)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise BadFrontierSpec(f"{spec}: {' '.join(problems[0].split())}{more}")
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:8]
+    mod_name = f"crawlab_user_{path.stem}_{digest}"
+    loader = importlib.util.spec_from_file_location(mod_name, path)
+    if loader is None or loader.loader is None:
+        raise BadFrontierSpec(f"{spec}: cannot import {path}")
+    module = importlib.util.module_from_spec(loader)
+    sys.modules[mod_name] = module  # dataclasses and pickle look classes up here
+    try:
+        loader.loader.exec_module(module)
+    except BaseException as exc:  # the student's module: any error is theirs, said in one line
+        del sys.modules[mod_name]
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise BadFrontierSpec(f"{spec}: importing {path} failed: {_one_line(exc)}") from None
+    return module
+
+
+def _import_module(spec: str, dotted: str) -> object:
+    try:
+        return importlib.import_module(dotted)
+    except ImportError as exc:
+        raise BadFrontierSpec(f"{spec}: cannot import module {dotted!r} ({_one_line(exc)}); "
+                              f"{USAGE}") from None
+    except Exception as exc:
+        raise BadFrontierSpec(f"{spec}: importing {dotted} failed: {_one_line(exc)}") from None
+
+
+def _check_contract(spec: str, cls: object) -> None:
+    """:class:`BadFrontierSpec` naming the first way ``cls`` breaks the frontier contract."""
+    if not inspect.isclass(cls):
+        raise BadFrontierSpec(f"{spec}: is a {type(cls).__name__}, not a class")
+    missing = [a for a in ATTRIBUTES if not hasattr(cls, a)]
+    if missing:
+        raise BadFrontierSpec(f"{spec}: the class lacks the class attribute(s) "
+                              f"{', '.join(missing)} (see frontier.contract.Frontier)")
+    for attr, kind in ATTRIBUTES.items():
+        value = getattr(cls, attr)
+        if not isinstance(value, kind):
+            raise BadFrontierSpec(f"{spec}: {attr} must be a {kind.__name__}, got {value!r}")
+    if not cls.name or is_spec(cls.name) or cls.name != cls.name.strip():
+        raise BadFrontierSpec(f"{spec}: name must be a non-empty word without ':' or spaces "
+                              f"around it, got {cls.name!r}")
+    if cls.ordering not in ORDERINGS:
+        raise BadFrontierSpec(f"{spec}: ordering must be 'fifo' or 'priority', "
+                              f"got {cls.ordering!r}")
+    for method, (args, kwargs) in CALLS.items():
+        fn = getattr(cls, method, None)
+        if not callable(fn):
+            raise BadFrontierSpec(f"{spec}: the class has no method {method}() "
+                                  "(see frontier.contract.Frontier)")
+        try:
+            inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError:
+            shown = ", ".join(["self", *map(repr, args[1:]),
+                               *(f"{k}={v!r}" for k, v in kwargs.items())])
+            raise BadFrontierSpec(f"{spec}: {method}() cannot be called as "
+                                  f"{method}({shown})") from None
+        except ValueError:  # no signature to read (a builtin): let the call decide
+            pass
+    if not hasattr(cls, "closed"):
+        raise BadFrontierSpec(f"{spec}: the class has no 'closed' property "
+                              "(see frontier.contract.Frontier)")
+
+
+contract._spec_loader = load_spec  # frontier.info(FILE.py:CLASS) loads through here

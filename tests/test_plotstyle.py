@@ -1,0 +1,109 @@
+"""The figure style every lab shares (labs/plotstyle.py, applied by labs.harness)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+import frontier
+from labs import plotstyle
+from labs.harness import Lab, series
+
+matplotlib = pytest.importorskip("matplotlib")
+
+SERIES = [*plotstyle.KNOWN, *frontier.names(), "ex1-bounded-fifo", "a student's", "P = 2"]
+
+
+def test_no_two_series_share_colour_marker_and_line_style(monkeypatch):
+    monkeypatch.setattr(plotstyle, "_extra", {})  # the series this run has not met yet
+    looks = {key: plotstyle.look(key) for key in SERIES}
+    for a, b in itertools.combinations(looks, 2):
+        la, lb = looks[a], looks[b]
+        assert (la["color"], la["marker"], la["ls"]) != (lb["color"], lb["marker"], lb["ls"]), \
+            (a, b)
+        if la["color"] == lb["color"]:  # one colour: told apart by marker and by line
+            assert la["marker"] != lb["marker"] and la["ls"] != lb["ls"], (a, b)
+
+
+def test_unsynchronized_and_cbt_differ_and_keep_their_look():
+    u, c = plotstyle.look("unsynchronized"), plotstyle.look("cbt")
+    assert u != c and u == plotstyle.look("unsynchronized")
+    assert all(col in plotstyle.PALETTE for col in (u["color"], c["color"]))
+
+
+@pytest.mark.parametrize("runs, note", [
+    ([1], "1 run"), ([2, 2], "median of 2 runs"), ([3], "median of 3 runs, bars min-max"),
+    ([1, 5], "median of 1-5 runs, bars min-max where 3 or more"),
+])
+def test_the_title_says_how_many_runs(runs, note):
+    assert plotstyle.runs_note(runs) == note
+
+
+def _lab(tmp_path):
+    return Lab("style-test", "A test lab.", ["--out", str(tmp_path)])
+
+
+@pytest.mark.parametrize("repeats, bars", [(2, False), (3, True)])
+def test_spread_is_drawn_only_from_three_runs(repeats, bars, tmp_path):
+    lab = _lab(tmp_path)
+    fig, ax = lab.figure("t", "x", "y")
+    rows = [{"x": x, "y": x + r, "f": "monitor"} for x in (1, 2) for r in range(repeats)]
+    drawn = series(ax, rows, "x", "y", "f")
+    assert [p["runs"] for p in drawn["monitor"]] == [repeats, repeats]
+    assert bool(ax.collections) is bars  # the error bars are a LineCollection
+    line = ax.lines[0]
+    look = plotstyle.look("monitor")
+    assert (line.get_marker(), line.get_linestyle()) == (look["marker"], look["ls"])
+    matplotlib.pyplot.close(fig)
+
+
+def test_saved_figures_are_readable_and_stamped_with_the_interpreter(tmp_path):
+    lab = _lab(tmp_path)
+    fig, (a, b) = lab.figure("t", "x", "y", ncols=2, size=(16, 4))
+    a.legend(handles=a.plot([1, 2], [1, 2], label="tiny")[:1], fontsize=5)
+    texts = []
+    fig.savefig = lambda *args, **kw: texts.extend(  # what would be drawn
+        t for t in fig.findobj(matplotlib.text.Text) if t.get_text())
+    lab.save(fig, interpreter="CPython 3.13.1t · GIL off")
+    assert fig.get_size_inches()[0] <= plotstyle.MAX_WIDTH
+    stamp = [t for t in texts if "cores" in t.get_text()]
+    assert len(stamp) == 1 and "CPython 3.13.1t · GIL off" in stamp[0].get_text()
+    assert "GIL on" not in stamp[0].get_text()
+    assert min(t.get_fontsize() for t in texts if t not in stamp) >= plotstyle.MIN_FONT
+
+
+@pytest.mark.parametrize("lab, csv_arg", [
+    ("frontier-bench", "frontier-bench/frontier-bench.csv"),
+    ("crawl-threads", "crawl-threads"),
+    ("crawl-capacity", "crawl-capacity/crawl-capacity.csv"),
+    ("gil-side-by-side", "gil-side-by-side/gil-side-by-side.csv"),
+])
+def test_a_committed_figure_is_redrawn_with_the_stamp_of_its_csv(lab, csv_arg, tmp_path,
+                                                                  monkeypatch):
+    """--from-csv measures nothing and stamps the figure with the machine, date and commit of
+    the rows it draws, not with the machine that redraws them."""
+    import csv as csvmod
+
+    import matplotlib.figure
+
+    from labs.harness import run_lab
+
+    results = plotstyle.__file__.rsplit("/labs/", 1)[0] + "/docs/results"
+    path = f"{results}/{csv_arg}"
+    first = path if path.endswith(".csv") else f"{path}/{lab}.csv"
+    with open(first, newline="") as f:
+        row = next(csvmod.DictReader(f))
+    stamps = []
+    real_text = matplotlib.figure.Figure.text
+
+    def text(fig, x, y, s, *args, **kwargs):
+        if "cores" in s:
+            stamps.append(s)
+        return real_text(fig, x, y, s, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "text", text)
+    assert run_lab(lab, ["--from-csv", path, "--out", str(tmp_path)]) == 0
+    assert stamps and all(row["commit"][:10] in s and row["date"][:10] in s for s in stamps)
+    assert all(f"load {row['machine_load_1min']}" in s for s in stamps)
+    assert sorted(p.suffix for p in (tmp_path / lab).iterdir()) == [".png"] * len(stamps)
