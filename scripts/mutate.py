@@ -58,6 +58,14 @@ TARGETS["frontier/unsynchronized.py"] = [
     *_FRONTIER_TESTS,
     "tests/test_crawl_labs.py::test_a_switch_inside_pop_hands_one_url_out_twice_and_loses_the_next"]
 _CRAWL_TESTS = ["tests/test_crawl.py"]
+_GRADER_TESTS = [
+    "tests/test_grader_rules.py",
+    "tests/test_exercises.py::test_two_exercises_one_failing_is_a_fail_and_every_suite_ran",
+    "tests/test_exercises.py::test_bad_input_is_one_line_and_exit_2",
+    "tests/test_exercises.py::test_a_file_that_cannot_be_graded_is_one_line_and_exit_2",
+    "tests/test_exercises.py::test_the_reference_holds_every_grader_scenario",
+    "tests/test_exercises.py::test_the_reference_keeps_every_property_of_the_judges_histories_"
+    "ten_times"]
 _JOURNAL = "tests/test_journal.py::test_"
 TARGETS.update({
     "crawlers/crawl/journal.py": [
@@ -77,8 +85,10 @@ TARGETS.update({
     "crawlers/crawl/output.py": _CRAWL_TESTS,
     "crawlers/crawl/targets.py": _CRAWL_TESTS,
     "crawlers/crawl/timeline.py": ["tests/test_timeline.py"],
-    # the grader's own tests (test_exercises.py runs the starters' explorations: too slow here)
-    "exercises/grade.py": ["tests/test_autograder.py"],
+    # the grader's own tests: its rules in process, and the command on files that need no
+    # exploration (test_exercises.py's gradings of ex1/ex2 take minutes)
+    **{f"exercises/{name}.py": _GRADER_TESTS
+       for name in ("grade", "judge", "static", "evidence", "scenarios")},
 })
 
 _CMP_SWAP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
