@@ -109,7 +109,7 @@ def test_the_starters_and_solutions_keep_their_rules(exercise):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("class BoundedFifo(:\n", "SyntaxError"),
+    ("\nclass BoundedFifo(:\n", "ex1_bounded_fifo.py:2: SyntaxError"),
     ("class Other:\n    pass\n", "no class BoundedFifo"),
     ("x = '\0'\n", "null bytes|cannot be parsed"),
 ])
@@ -249,7 +249,8 @@ def res(cid, outcome="passed", message=""):
 
 def test_pass_needs_every_expected_check_reported_passed():
     ids = ["tests/a.py::t1", "tests/a.py::t2"]
-    assert _read(_run(res(ids[0]), res(ids[1])), ids)[1] == "pass"
+    checks, v = _read(_run(res(ids[0]), res(ids[1])), ids)
+    assert v == "pass" and all(c.message == "" and c.seconds == 0.1 for c in checks.values())
     checks, v = _read(_run(res(ids[0])), ids)  # t2 never reported
     assert v == "fail" and checks[ids[1]].status == "not run"
     checks, v = _read(_run(res(ids[0]), res(ids[1], "skipped", "no frontrun")), ids)
