@@ -164,16 +164,16 @@ class GraderPolicy(_Generated):
     def lines(self) -> list[str]:
         from exercises.policy import BUILTINS, DUNDERS, EXERCISES
 
-        rows = [["exercise", "file: class", "may import (module: names)", "forbidden",
-                 "checks", "limits"]]
+        rows = [["exercise", "may import (module: names)", "also"]]
         for e in EXERCISES.values():
+            forbidden = ", ".join(f"``{name}``" for name in e.forbidden) or "nothing more"
             rows.append([
-                e.key, f"``{e.file}``: ``{e.obj}``",
+                f"{e.key}: ``{e.file}``, class ``{e.obj}``",
                 "; ".join(f"``{m}``: {', '.join(names)}" for m, names in e.allowed.items()),
-                "; ".join(sorted(set(e.forbidden.values()))) or "--",
-                f"{len(e.public)} public suites, {len(e.hidden)} hidden",
-                f"{e.seconds:g} s in all; silent {e.patience:g} s"])
-        return [*_list_table(rows, "6 16 40 16 11 11"), "",
+                f"forbidden: {forbidden}; checks: {len(e.public)} public suites, "
+                f"{len(e.hidden)} hidden; limits: {e.seconds:g} s in all, silent "
+                f"{e.patience:g} s"])
+        return [*_list_table(rows, "22 50 28"), "",
                 "Builtins every exercise may use: "
                 + ", ".join(f"``{b}``" for b in sorted(BUILTINS)) + ".", "",
                 "Dunder names allowed: " + ", ".join(f"``{d}``" for d in sorted(DUNDERS)) + "."]
