@@ -13,6 +13,8 @@ import pytest
 
 pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
 
+import frontier  # noqa: E402
+import frontier.coarse  # noqa: E402
 from crawlers.cli import main  # noqa: E402
 from frontier.check import scenarios, trace  # noqa: E402
 from frontier.check.explore import explore, replay  # noqa: E402
@@ -86,13 +88,14 @@ def test_replay_prints_the_same_bytes_and_fails_the_same_way(name, scenario, tmp
 def test_holds_prints_the_count_and_the_bound(capsys):
     assert main(["explore", "monitor", "--scenario", "lost-update", "--bound", "2"]) == 0
     out = capsys.readouterr().out
-    assert "holds over" in out and "interleavings (preemption bound 2)" in out
+    assert "holds over" in out and "within preemption bound 2" in out
 
 
 def test_json_output(capsys):
     assert main(["explore", "coarse", "--scenario", "lost-update", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert rows[0]["holds"] is True and rows[0]["interleavings"] >= 1
+    assert rows[0]["holds"] is True and rows[0]["status"] == "holds"
+    assert rows[0]["interleavings"] >= 1
 
 
 @pytest.mark.parametrize("argv", [
@@ -135,3 +138,130 @@ def test_every_scenario_applies_where_it_should():
     assert "order" not in scenarios.applicable("monitor")
     assert "lost-wakeup-full" in scenarios.applicable("semaphore")
     assert "lost-wakeup-full" not in scenarios.applicable("fine")
+
+
+# --------------------------------------------------------------------------------------------
+# Three outcomes: a search cut short is inconclusive, never "holds"
+
+NOISE = 60  # shared writes after the racy store: the lost update is found at interleaving 122
+
+
+class _LateLostUpdate(frontier.coarse.CoarseFrontier):
+    """A lost update that depth-first DPOR reaches late: ``put`` copies, appends and stores a
+    shared list without the lock (P1 reads, P2 stores, P1 stores its stale copy: P2's URL is
+    lost), then makes ``NOISE`` racing writes. The search reverses those later races first, one
+    interleaving or two each, before it reaches the preemption between the read and the store.
+    Drained by ``get_many`` (the lost-update scenario's check)."""
+
+    name = "test-late-lost-update"
+    bounded = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inbox: list[str] = []
+        self.noise = [0] * NOISE
+
+    def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
+        seen = list(self.inbox)
+        seen.append(url)
+        self.inbox = seen
+        for i in range(NOISE):
+            self.noise[i] += 1
+
+    def get_many(self, r: int) -> list[str]:
+        out, self.inbox = self.inbox[:r], self.inbox[r:]
+        return out
+
+
+@pytest.fixture
+def late(monkeypatch):
+    monkeypatch.setitem(frontier.contract._REGISTRY, _LateLostUpdate.name, _LateLostUpdate)
+    return _LateLostUpdate.name
+
+
+def test_a_bug_past_the_first_hundred_interleavings_is_found_by_the_whole_bound(late):
+    out = explore(late, "lost-update")
+    assert out.status == "violated" and not out.holds
+    assert out.interleavings > 100
+    assert "never came out (lost)" in out.broken
+
+
+@pytest.mark.parametrize("cut", [55, 100])
+def test_a_search_cut_before_the_bug_is_inconclusive_never_holds(late, cut):
+    out = explore(late, "lost-update", max_interleavings=cut)
+    assert out.status == "inconclusive"
+    assert out.holds is False and out.broken is None
+    assert out.interleavings == cut
+    assert f"max_interleavings={cut}" in out.reason
+
+
+def test_a_cut_that_falls_where_the_space_ends_is_holds():
+    whole = explore("monitor", "lost-update")
+    assert whole.status == "holds"
+    assert explore("monitor", "lost-update", max_interleavings=whole.interleavings).holds
+    short = explore("monitor", "lost-update", max_interleavings=whole.interleavings - 1)
+    assert short.status == "inconclusive"
+
+
+def test_a_spent_budget_is_inconclusive():
+    out = explore("monitor", "close", budget=0)
+    assert out.status == "inconclusive" and not out.holds
+    assert out.interleavings == 1 and "budget of 0 s" in out.reason
+
+
+def test_frontrun_inconclusive_verdict_is_inconclusive(monkeypatch):
+    """frontrun's own "could not conclude" (``property_holds is None``: a run timed out, a
+    budget expired before any run) is reported as inconclusive, with frontrun's reason."""
+    import frontrun
+    from frontrun.common import InterleavingResult
+
+    def gave_up(**kwargs):
+        return InterleavingResult(property_holds=None, num_explored=3,
+                                  inconclusive_reason="DPOR execution 3 timed out")
+
+    monkeypatch.setattr(frontrun, "explore", gave_up)
+    out = explore("monitor", "lost-update")
+    assert out.status == "inconclusive" and not out.holds
+    assert out.reason == "DPOR execution 3 timed out" and out.interleavings == 3
+
+
+def test_an_outcome_cannot_say_holds_and_inconclusive_at_once():
+    from frontier.check.explore import Outcome
+
+    with pytest.raises(ValueError):
+        Outcome("monitor", "close", 1, True, 5, status="inconclusive")
+    assert Outcome("monitor", "close", 1, False, 5).status == "inconclusive"
+
+
+def test_the_command_exits_3_and_never_prints_holds_when_cut(capsys):
+    argv = ["explore", "monitor", "--scenario", "close", "--max-interleavings", "5"]
+    assert main(argv) == 3
+    out = capsys.readouterr().out
+    assert "INCONCLUSIVE" in out and "holds over" not in out
+    assert main([*argv, "--json"]) == 3
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["status"] == "inconclusive" and row["holds"] is False
+
+
+def test_the_command_budget_stops_every_scenario(capsys):
+    assert main(["explore", "monitor", "--budget", "0", "--json"]) == 3
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["scenario"] for r in rows] == scenarios.applicable("monitor")
+    assert all(r["status"] == "inconclusive" for r in rows)
+
+
+def test_the_progress_meter_speaks_after_its_delay():
+    import io
+
+    from crawlers.cli.progress import Meter
+    from frontier.check.explore import Progress
+
+    buf = io.StringIO()
+    m = Meter("monitor, scenario close", 400, buf, after=2.0)
+    m(Progress(10, 1.0))
+    assert buf.getvalue() == ""
+    m(Progress(100, 2.5))
+    line = buf.getvalue()
+    assert "100 interleavings" in line and "40/s" in line and "25% of the 400" in line
+    m(Progress(500, 9.0))
+    assert "past the 400 recorded" in buf.getvalue().splitlines()[-1]

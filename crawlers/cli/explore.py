@@ -3,11 +3,15 @@ shown as a table and written as a trace file that ``--replay`` runs again byte f
 
 ::
 
-    crawlab explore FRONTIER [--scenario NAME] [--bound N] [--out DIR] [--json]
+    crawlab explore FRONTIER [--scenario NAME] [--bound N] [--budget SECONDS]
+                             [--max-interleavings N] [--out DIR] [--json]
     crawlab explore FRONTIER --replay FILE
 
-Exit status: 0 every scenario holds, 1 one was violated, 2 bad input (one line on stderr).
-The engine is :mod:`frontier.check.explore`.
+Exit status: 0 every scenario holds (its whole bounded space explored), 1 one was violated,
+2 bad input (one line on stderr), 3 inconclusive: no violation, but some scenario's search
+stopped at ``--budget`` or ``--max-interleavings`` before covering its space. A run that lasts
+over :data:`~crawlers.cli.progress.AFTER` seconds shows a progress meter on stderr
+(:mod:`crawlers.cli.progress`). The engine is :mod:`frontier.check.explore`.
 """
 
 from __future__ import annotations
@@ -17,13 +21,13 @@ import json
 import sys
 from pathlib import Path
 
-from crawlers.args import non_negative_int
+from crawlers.args import non_negative, non_negative_int, positive_int
 
 __all__ = ["HELP", "add_arguments", "run"]
 
 HELP = "explore a frontier's interleavings (DPOR) and replay a violation"
 
-HOLDS, VIOLATED, BAD_INPUT = 0, 1, 2
+HOLDS, VIOLATED, BAD_INPUT, INCONCLUSIVE = 0, 1, 2, 3
 
 
 def _error(message: str) -> int:
@@ -39,6 +43,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenario", help="one scenario (default: every one that applies)")
     p.add_argument("--bound", type=non_negative_int, default=DEFAULT_BOUND,
                    help=f"preemptions per interleaving (default {DEFAULT_BOUND})")
+    p.add_argument("--budget", type=non_negative, metavar="SECONDS",
+                   help="stop after this many seconds in all (the result is then inconclusive, "
+                        "exit 3, unless a violation was found)")
+    p.add_argument("--max-interleavings", type=positive_int, metavar="N",
+                   help="stop each scenario after N interleavings (inconclusive, exit 3)")
     p.add_argument("--replay", type=Path, metavar="FILE",
                    help="run exactly the interleaving of this trace file again")
     p.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
@@ -80,20 +89,37 @@ def run(args: argparse.Namespace) -> int:
         names = scenarios.applicable(args.frontier)
     if not args.out.is_dir():
         return _error(f"--out {args.out} is not a directory")
-    results, status = [], HOLDS
+    import time
+
+    from crawlers.cli.progress import Meter, recorded_count
+
+    deadline = None if args.budget is None else time.monotonic() + args.budget
+    results, statuses = [], set()
     for name in names:
         sc = scenarios.get(name)
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        meter = Meter(f"{args.frontier}, scenario {name}",
+                      recorded_count(args.frontier, name, args.bound), sys.stderr)
         try:
-            out = explore(args.frontier, name, args.bound)
+            out = explore(args.frontier, name, args.bound, budget=left,
+                          max_interleavings=args.max_interleavings, progress=meter)
         except ExploreError as exc:
             return _error(str(exc))
+        finally:
+            meter.close()
+        statuses.add(out.status)
         row = {"frontier": args.frontier, "scenario": name, "bound": args.bound,
-               "holds": out.holds, "interleavings": out.interleavings, "broken": out.broken}
-        if out.holds:
+               "status": out.status, "holds": out.holds, "interleavings": out.interleavings,
+               "broken": out.broken, "reason": out.reason, "seconds": round(out.seconds, 2)}
+        if out.status == "holds":
             line = (f"{args.frontier}, scenario {name}: holds over {out.interleavings} "
-                    f"interleavings (preemption bound {args.bound}): {sc.invariant}")
+                    f"interleavings, the whole space within preemption bound {args.bound}: "
+                    f"{sc.invariant}")
+        elif out.status == "inconclusive":
+            line = (f"{args.frontier}, scenario {name}: INCONCLUSIVE: {out.reason}; "
+                    f"{out.interleavings} interleavings run (preemption bound {args.bound}), "
+                    f"none broken, but not the whole space: this is not \"holds\"")
         else:
-            status = VIOLATED
             text = out.report()
             path = args.out / f"explore-{args.frontier}-{name}.json"
             trace.save(path, frontier=args.frontier, scenario=name, bound=args.bound,
@@ -107,4 +133,6 @@ def run(args: argparse.Namespace) -> int:
             print(line, flush=True)
     if args.json:
         print(json.dumps(results, indent=1))
-    return status
+    if "violated" in statuses:
+        return VIOLATED
+    return INCONCLUSIVE if "inconclusive" in statuses else HOLDS

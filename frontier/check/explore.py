@@ -19,32 +19,63 @@ it (:func:`replay`) runs exactly that interleaving again and records each step f
 Replay goes through frontrun's own replay scheduler (``frontrun._dpor_runtime.replay``, not a
 public API, so it is imported in one place: :func:`_replay_schedule`).
 
+Three outcomes, never two (:attr:`Outcome.status`):
+
+* ``"holds"`` -- every interleaving within the bound was run and none broke the invariant
+  (:attr:`Outcome.interleavings` says how many). Only then is :attr:`Outcome.holds` true.
+* ``"violated"`` -- one interleaving broke it: :attr:`Outcome.broken` says what, and
+  :attr:`Outcome.schedule` replays it.
+* ``"inconclusive"`` -- the search stopped before the bounded space was covered (the
+  ``max_interleavings`` cut, the ``budget`` of seconds, or frontrun could not finish a run):
+  :attr:`Outcome.reason` says which, and :attr:`Outcome.interleavings` how many were run, none
+  of them broken. It is never "holds".
+
+frontrun itself reports a search cut by ``max_executions`` (or ``total_timeout``) as a pass:
+its engine just says "no next execution" in both cases. So the explorer wraps the engine
+(:class:`_Engine`) and asks the real engine for the next execution itself: a cut is recorded
+only when the real engine *had* one more interleaving to run. The same wrapper counts the
+interleavings for the progress callback.
+
 Complexity: one run of the scenario per interleaving explored. Not re-entrant: frontrun patches
 ``threading`` and ``time`` process-wide while it runs, so one exploration at a time per process.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from frontier.check import trace
 from frontier.check.scenarios import Scenario, World, get, verdict
 
-__all__ = ["DEFAULT_BOUND", "ExploreError", "Outcome", "explore", "replay"]
+__all__ = ["DEFAULT_BOUND", "HOLDS", "INCONCLUSIVE", "VIOLATED", "ExploreError", "Outcome",
+           "Progress", "explore", "replay"]
 
 DEFAULT_BOUND = 1
 """Preemptions per interleaving by default: one preemption already finds the lost update and,
 with the blocking switches (which are free), the lost wake-ups; two costs about five times as
 many interleavings (measured on the scenarios, see the book's chapter "You are the scheduler")."""
 
+HOLDS, VIOLATED, INCONCLUSIVE = "holds", "violated", "inconclusive"
+
 
 class ExploreError(RuntimeError):
-    """The exploration could not conclude (frontrun missing, a run timed out ...)."""
+    """The exploration could not start (frontrun missing)."""
 
 
 @dataclass
 class Outcome:
-    """What an exploration (or a replay) found."""
+    """What an exploration (or a replay) found.
+
+    ``status`` is one of ``"holds"`` (the whole bounded space explored, no violation),
+    ``"violated"`` (``broken`` and ``schedule`` say what and how) or ``"inconclusive"`` (the
+    search stopped early: ``reason`` says why; ``interleavings`` were run and held). ``holds``
+    is true only for ``"holds"``; an inconclusive outcome has ``holds`` false and ``broken``
+    ``None``, so a caller that reads ``holds`` alone is never told "holds" when unsure.
+    """
 
     frontier: str
     scenario: str
@@ -54,6 +85,21 @@ class Outcome:
     broken: str | None = None  # the invariant that broke, one line
     schedule: list[int] = field(default_factory=list)  # the counterexample
     events: list = field(default_factory=list)  # the replayed run's steps (frontrun TraceEvents)
+    status: str = ""  # "holds" | "violated" | "inconclusive" (derived when left empty)
+    reason: str | None = None  # why an inconclusive search stopped
+    seconds: float = 0.0  # wall time of the search
+
+    def __post_init__(self) -> None:
+        if not self.status:
+            self.status = HOLDS if self.holds else VIOLATED if self.broken else INCONCLUSIVE
+        if self.status not in (HOLDS, VIOLATED, INCONCLUSIVE):
+            raise ValueError(f"unknown status {self.status!r}")
+        if self.holds != (self.status == HOLDS):
+            raise ValueError(f"holds={self.holds} contradicts status {self.status!r}")
+
+    @property
+    def inconclusive(self) -> bool:
+        return self.status == INCONCLUSIVE
 
     def report(self) -> str:
         """The text shown for this run (:func:`frontier.check.trace.report`): the scenario and
@@ -62,6 +108,14 @@ class Outcome:
         sc = get(self.scenario)
         return trace.report(self.frontier, sc.name, sc.thread_names, sc.invariant, self.events,
                             self.broken)
+
+
+@dataclass
+class Progress:
+    """Handed to a progress callback after each interleaving."""
+
+    interleavings: int  # run so far
+    elapsed: float  # seconds since the search began
 
 
 def _frontrun():
@@ -84,46 +138,138 @@ def _setup(sc: Scenario, name: str, worlds: list[World]):
     return setup
 
 
+class _Engine:
+    """frontrun's DPOR engine, with the decision "is there a next interleaving" taken here.
+
+    ``next_execution`` asks the real engine (built without a cap); when it has one more but
+    ``limit`` interleavings were run or ``deadline`` (``time.monotonic``) has passed, it
+    records why in ``cut`` and says no. Every other attribute is the real engine's.
+    Not thread-safe beyond what frontrun's engine lock gives: frontrun calls
+    ``next_execution`` from its driver loop only.
+    """
+
+    def __init__(self, real, limit: int | None, budget: float | None,
+                 on_run: Callable[[int], None] | None) -> None:
+        self._real = real
+        self._limit, self._budget, self._on_run = limit, budget, on_run
+        self._deadline = None if budget is None else time.monotonic() + budget
+        self.runs = 0
+        self.cut: str | None = None
+
+    def next_execution(self) -> bool:
+        self.runs += 1
+        if self._on_run is not None:
+            self._on_run(self.runs)
+        more = self._real.next_execution()
+        if more and self._limit is not None and self.runs >= self._limit:
+            self.cut = f"stopped at max_interleavings={self._limit}"
+            return False
+        if more and self._deadline is not None and time.monotonic() >= self._deadline:
+            self.cut = f"the budget of {self._budget:g} s ran out"
+            return False
+        return more
+
+    def __getattr__(self, name: str):
+        return getattr(self._real, name)
+
+
+_SELF = str(Path(__file__).resolve())  # this module: the engine wrapper runs inside frontrun
+
+
+@contextmanager
+def _engine_wrapped(limit, budget, on_run):
+    """Make frontrun's DPOR driver build :class:`_Engine` (frontrun's private
+    ``_dpor_runtime.explore.make_dpor_engine``, patched here and only here), and keep
+    frontrun's opcode tracing out of this module: traced, the wrapper's ``__getattr__`` would
+    be scheduled inside frontrun's own engine calls and deadlock. Only this file: leaving the
+    scenarios' bookkeeping untraced too was faster but made frontrun miss interleavings (the
+    late lost update of tests/test_explore.py went unfound). Restores both on exit."""
+    from frontrun import _tracing
+    from frontrun._dpor_runtime import explore as driver
+
+    class _Filter(_tracing.TraceFilter):
+        def should_trace_file(self, filename: str) -> bool:
+            return filename != _SELF and super().should_trace_file(filename)
+
+    made: list[_Engine] = []
+    original = driver.make_dpor_engine
+
+    def make(**kwargs):
+        kwargs["max_executions"] = None
+        made.append(_Engine(original(**kwargs), limit, budget, on_run))
+        return made[-1]
+
+    before = _tracing.get_active_trace_filter()
+    driver.make_dpor_engine = make
+    _tracing.set_active_trace_filter(_Filter())
+    try:
+        yield made
+    finally:
+        driver.make_dpor_engine = original
+        _tracing.set_active_trace_filter(None if before is _tracing._DEFAULT_FILTER else before)
+
+
 def explore(
     name: str,
     scenario: str,
     bound: int | None = DEFAULT_BOUND,
     *,
     max_interleavings: int | None = None,
+    budget: float | None = None,
+    progress: Callable[[Progress], None] | None = None,
 ) -> Outcome:
     """Explore ``scenario`` on frontier ``name`` with at most ``bound`` preemptions per
-    interleaving (``None``: unbounded). Stops at the first violation, which it replays once to
-    record its steps. :class:`ExploreError` if frontrun cannot conclude."""
+    interleaving (``None``: unbounded), stopping at the first violation, which it replays once
+    to record its steps.
+
+    ``max_interleavings`` and ``budget`` (seconds) stop the search early: the outcome is then
+    ``"inconclusive"`` (never ``holds``) unless the space happened to end right there or a
+    violation was found first. ``progress`` is called after every interleaving.
+    :class:`ExploreError` if frontrun is missing.
+    """
     import frontier
 
     frontier.info(name)  # UnknownFrontier before any work
     sc = get(scenario)
     if not sc.applies(frontier.info(name)):
         raise ValueError(f"scenario {scenario!r} does not apply to frontier {name!r}")
+    if max_interleavings is not None and max_interleavings < 1:
+        raise ValueError(f"max_interleavings must be at least 1, got {max_interleavings}")
     frontrun, patch_locks, unpatch_locks = _frontrun()
     worlds: list[World] = []
+    start = time.monotonic()
+
+    def on_run(n: int) -> None:
+        if progress is not None:
+            progress(Progress(n, time.monotonic() - start))
+
     patch_locks()
     try:
-        result = frontrun.explore(
-            setup=_setup(sc, name, worlds),
-            workers=sc.workers(),
-            invariant=lambda w: verdict(sc, w) is None,
-            preemption_bound=bound,
-            max_executions=max_interleavings,
-            clock="virtual",
-            detect_io=False,
-            reproduce_on_failure=0,
-            stop_on_first=True,
-        )
+        with _engine_wrapped(max_interleavings, budget, on_run) as made:
+            result = frontrun.explore(
+                setup=_setup(sc, name, worlds),
+                workers=sc.workers(),
+                invariant=lambda w: verdict(sc, w) is None,
+                preemption_bound=bound,
+                clock="virtual",
+                detect_io=False,
+                reproduce_on_failure=0,
+                stop_on_first=True,
+            )
     finally:
         unpatch_locks()
+    seconds = time.monotonic() - start
+    if result.property_holds is False:
+        out = replay(name, scenario, list(result.counterexample or []))
+        out.bound, out.interleavings, out.seconds = bound, result.num_explored, seconds
+        return out
+    cut = made[0].cut if made else "frontrun did not start its engine"
     if result.property_holds is None:
-        raise ExploreError(result.inconclusive_reason or "frontrun could not conclude")
-    if result.property_holds:
-        return Outcome(name, scenario, bound, True, result.num_explored)
-    out = replay(name, scenario, list(result.counterexample or []))
-    out.bound, out.interleavings = bound, result.num_explored
-    return out
+        cut = result.inconclusive_reason or "frontrun could not conclude"
+    if cut is not None:
+        return Outcome(name, scenario, bound, False, result.num_explored, status=INCONCLUSIVE,
+                       reason=cut, seconds=seconds)
+    return Outcome(name, scenario, bound, True, result.num_explored, seconds=seconds)
 
 
 def _replay_schedule(schedule, setup, workers, recorder):
