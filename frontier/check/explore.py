@@ -176,6 +176,19 @@ class _Engine:
 _SELF = str(Path(__file__).resolve())  # this module: the engine wrapper runs inside frontrun
 
 
+KEEP_INSTRUCTIONS = True
+"""Keep frontrun's disassembled instructions from one interleaving to the next. frontrun
+clears its cache after every interleaving, a precaution from when the cache was keyed by
+``id(code)`` (a freed code object's id could be reused); it is now keyed by the code object
+itself, which the cache keeps alive, so an entry can never describe another code object and
+clearing only costs a ``dis`` of every traced function again, every interleaving. False:
+frontrun's own behaviour (``docs/explore_speed.py`` measures both)."""
+
+
+def _keep() -> None:
+    """Instead of frontrun's ``clear_instr_cache`` between interleavings: keep the cache."""
+
+
 @contextmanager
 def _engine_wrapped(limit, budget, on_run):
     """Make frontrun's DPOR driver build :class:`_Engine` (frontrun's private
@@ -188,8 +201,18 @@ def _engine_wrapped(limit, budget, on_run):
     from frontrun._dpor_runtime import explore as driver
 
     class _Filter(_tracing.TraceFilter):
+        """frontrun's default filter, without this file, its answers memoized per file name
+        (it is asked at every call of every function)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self._seen: dict[str, bool] = {_SELF: False}
+
         def should_trace_file(self, filename: str) -> bool:
-            return filename != _SELF and super().should_trace_file(filename)
+            seen = self._seen.get(filename)
+            if seen is None:
+                seen = self._seen[filename] = super().should_trace_file(filename)
+            return seen
 
     made: list[_Engine] = []
     original = driver.make_dpor_engine
@@ -200,12 +223,16 @@ def _engine_wrapped(limit, budget, on_run):
         return made[-1]
 
     before = _tracing.get_active_trace_filter()
+    clear = driver.clear_instr_cache
+    if KEEP_INSTRUCTIONS:
+        driver.clear_instr_cache = _keep
     driver.make_dpor_engine = make
     _tracing.set_active_trace_filter(_Filter())
     try:
         yield made
     finally:
         driver.make_dpor_engine = original
+        driver.clear_instr_cache = clear
         _tracing.set_active_trace_filter(None if before is _tracing._DEFAULT_FILTER else before)
 
 
