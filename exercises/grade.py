@@ -1,89 +1,188 @@
 """Grade the exercises: ``python exercises/grade.py [EXERCISE ...] [--dir DIR]``.
 
-EXERCISE is ``ex1`` .. ``ex4`` or ``all`` (the default). Each exercise is graded by one pytest run
-of the autograder (``tests/conftest.py``): the frontier suites through ``--frontier``, the tests
-of ``tests/autograder`` through ``--exercises``. ``--dir`` grades the files of another directory
-(default: this one). Prints one line per exercise; exit status 0 if all pass, 1 if one fails, 2
-on bad input. Extra pytest options go after ``--``, e.g. ``-- -x -k timeout``.
+EXERCISE is ``ex1`` .. ``ex4`` or ``all`` (the default). Your files are ``exercises/exN_*.py``
+(made from the starters in ``exercises/starters/`` the first time you grade); ``--dir`` grades
+the files of another directory. Each exercise is graded by the judge (:mod:`exercises.judge`):
+a static check of the source against the exercise's rules (:mod:`exercises.policy`), then
+every check in a separate, limited process, each result read by the judge as it happens.
+
+Prints one line per exercise and, for a FAIL, the first failing check: what broke, the
+interleaving when a schedule was explored, and the command that reruns just that check
+(``--check``); ``-v`` shows every check. ``--json FILE`` writes Gradescope's ``results.json``.
+``--hidden`` also runs the hidden checks (the instructor's copy only). Batch grading of a class:
+``--submissions DIR --out OUT [--jobs N]`` (one folder per student).
+
+Exit status: 0 if every exercise passes, 1 if one fails, 2 on bad input or when the grading
+itself cannot be done (a missing dependency: never a FAIL of yours).
 """
 
 from __future__ import annotations
 
-import argparse
-import subprocess
+import json
+import shutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-FRONTIER_SUITES = [
-    "tests/test_frontier_contract.py",
-    "tests/test_frontier_threads.py",
-    "tests/test_frontier_model.py",
-    "tests/test_frontier_explored.py",  # explored schedules: a lost wake-up fails every run
-]
-# exercise: (title, the frontier class it asks for, what that frontier must be, its own tests).
-# What the frontier must be (its ordering and whether it is bounded; a graded frontier must always
-# be correct and live) is the exercise's word: the class's own attributes never choose its tests.
-EXERCISES = {
-    "ex1": ("a bounded FIFO monitor", "ex1_bounded_fifo.py:BoundedFifo", "fifo,bounded", []),
-    "ex2": ("a monitor built from semaphores", "ex2_semaphore_monitor.py:SemMonitorFrontier",
-            "fifo,bounded", ["tests/autograder/test_ex2_condition.py"]),
-    "ex3": ("a termination detector", None, None, ["tests/autograder/test_ex3_termination.py"]),
-    "ex4": ("a BSP exchange", None, None, ["tests/autograder/test_ex4_bsp_exchange.py"]),
-}
+if __package__ in (None, ""):  # run as a script: the course root on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from crawlers.args import EXIT_USAGE, OneLineParser, positive_int  # noqa: E402
+from exercises.judge import Grade, GradingError, grade  # noqa: E402
+from exercises.policy import EXERCISES, ROOT  # noqa: E402
+
+WORK = ROOT / "exercises"
+MAX_FAIL_LINES = 40
 
 
-def frontier_kind(spec: str) -> str | None:
-    """What the exercise whose frontier is ``spec`` (``FILE.py:CLASS``, any directory) says that
-    frontier must be, e.g. ``"fifo,bounded"``; ``None`` if no exercise asks for it."""
-    file, _, cls = spec.rpartition(":")
-    for _, frontier_class, kind, _ in EXERCISES.values():
-        if frontier_class == f"{Path(file).name}:{cls}":
-            return kind
-    return None
-
-
-def pytest_args(exercise: str, directory: Path) -> list[str]:
-    """The pytest arguments that grade ``exercise`` found in ``directory``."""
-    _, frontier_class, kind, tests = EXERCISES[exercise]
-    args = [*tests, f"--exercises={directory}"]
-    if frontier_class:
-        args = [*FRONTIER_SUITES, *args, f"--frontier={directory / frontier_class}",
-                f"--frontier-kind={kind}"]
-    return args
+def parser() -> OneLineParser:
+    p = OneLineParser(prog="grade.py", description=__doc__.split("\n")[0])
+    p.add_argument("exercise", nargs="*", default=["all"], help="ex1 .. ex4 or all (default)")
+    p.add_argument("--dir", type=Path, default=None,
+                   help="directory holding the exercise files (default: exercises/)")
+    p.add_argument("--check", metavar="NAME", help="run only the checks whose name has NAME")
+    p.add_argument("-v", "--verbose", action="store_true", help="show every check")
+    p.add_argument("-q", "--quiet", action="store_true", help="only the verdict lines")
+    p.add_argument("--hidden", action="store_true",
+                   help="also run the hidden checks (the instructor's copy only)")
+    p.add_argument("--json", type=Path, metavar="FILE",
+                   help="write Gradescope's results.json for the graded exercises")
+    p.add_argument("--submissions", type=Path, metavar="DIR",
+                   help="grade a class: DIR holds one folder per student (needs --out)")
+    p.add_argument("--out", type=Path, metavar="OUT", help="with --submissions: where to write")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+                   help="with --submissions: students graded at once (default 1)")
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    extra: list[str] = []
-    if "--" in argv:
-        at = argv.index("--")
-        argv, extra = argv[:at], argv[at + 1 :]
-    parser = argparse.ArgumentParser(prog="grade.py", description=__doc__.split("\n")[0])
-    parser.add_argument("exercise", nargs="*", default=["all"],
-                        help="ex1, ex2, ex3, ex4 or all (default)")
-    parser.add_argument("--dir", type=Path, default=Path(__file__).resolve().parent,
-                        help="directory holding the exercise files (default: exercises/)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="only the summary lines")
-    args = parser.parse_args(argv)
-    wanted = list(EXERCISES) if "all" in args.exercise else args.exercise
+    p = parser()
+    args = p.parse_args(argv)
+    wanted = list(EXERCISES) if "all" in args.exercise else list(dict.fromkeys(args.exercise))
     unknown = [e for e in wanted if e not in EXERCISES]
     if unknown:
-        parser.error(f"unknown exercise {unknown[0]!r}; choose from {', '.join(EXERCISES)}, all")
-    if not args.dir.is_dir():
-        parser.error(f"--dir: no such directory {str(args.dir)!r}")
-    directory = args.dir.resolve()
-    results = {}
-    for ex in wanted:
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-               *pytest_args(ex, directory), *extra]
-        run = subprocess.run(cmd, cwd=ROOT, capture_output=args.quiet, text=True,
-                             timeout=900)
-        results[ex] = run.returncode
-    for ex, rc in results.items():
-        verdict = "PASS" if rc == 0 else f"FAIL (pytest exit {rc})"
-        print(f"{ex}  {EXERCISES[ex][0]:<34} {verdict}")
-    return 0 if all(rc == 0 for rc in results.values()) else 1
+        p.error(f"unknown exercise {unknown[0]!r}; choose from {', '.join(EXERCISES)}, all")
+    if args.submissions is not None:
+        if args.out is None:
+            p.error("--submissions needs --out OUT")
+        from exercises import batch
+
+        return batch.main(wanted, args.submissions, args.out, args.jobs, args.hidden)
+    if args.dir is not None and not args.dir.is_dir():
+        p.error(f"--dir: no such directory {str(args.dir)!r}")
+    directory = (args.dir or WORK).resolve()
+    grades: list[Grade] = []
+    status = 0
+    for key in wanted:
+        ex = EXERCISES[key]
+        file = directory / ex.file
+        if not file.exists() and args.dir is None:
+            shutil.copy(ex.starter, file)
+            print(f"{key}: made {file.relative_to(ROOT)} from its starter: write your code in "
+                  "its fenced part", file=sys.stderr)
+        try:
+            g = grade(key, directory, hidden=args.hidden, only=args.check)
+        except FileNotFoundError as exc:
+            p.error(str(exc))
+        except GradingError as exc:
+            print(f"{key}  {ex.title:<34} ERROR: {exc}", file=sys.stderr)
+            grades.append(Grade(key, "error", error=str(exc)))
+            status = EXIT_USAGE
+            continue
+        grades.append(g)
+        print(render(g, verbose=args.verbose, quiet=args.quiet, directory=args.dir))
+        if g.verdict != "pass":
+            status = status or 1
+    if args.json:
+        write_json(grades, args.json)
+    return status
+
+
+def verdict_line(g: Grade) -> str:
+    ex = EXERCISES[g.exercise]
+    if g.verdict == "error":
+        return f"{g.exercise}  {ex.title:<34} ERROR: {g.error}"
+    if g.refused:
+        return f"{g.exercise}  {ex.title:<34} FAIL (refused before running: {g.refused[0]})"
+    word = "PASS" if g.verdict == "pass" else "FAIL"
+    return (f"{g.exercise}  {ex.title:<34} {word}  ({g.passed} of {len(g.checks)} checks, "
+            f"{g.seconds:.0f} s)")
+
+
+def render(g: Grade, *, verbose: bool = False, quiet: bool = False,
+           directory: Path | None = None) -> str:
+    """What the student reads: the verdict line; for a FAIL the first failing check (at most
+    :data:`MAX_FAIL_LINES` lines) unless ``quiet``; every check with ``verbose``."""
+    lines = [verdict_line(g)]
+    if quiet:
+        return lines[0]
+    if g.refused:
+        lines += [f"  {r}" for r in g.refused[1:6]]
+        lines.append("  The exercise's rules are on the book's autograder page; nothing of "
+                     "the file was run.")
+        return "\n".join(lines)
+    if verbose:
+        for c in g.checks:
+            lines.append(f"  {c.status.upper():8} {c.name}" + (f": {c.message}" if not
+                                                                c.passed else ""))
+            if not c.passed and c.text:
+                lines += [f"      {t}" for t in c.text.splitlines()]
+    else:
+        c = g.first_failure
+        if c is not None:
+            lines += _first_failure(g, c, directory)
+    if g.hidden_available and g.verdict == "pass":
+        lines.append(f"  ({g.hidden_available} hidden suite(s) of checks exist: your "
+                     "instructor's grading runs them too)")
+    return "\n".join(lines[:MAX_FAIL_LINES] if not verbose else lines)
+
+
+def _first_failure(g: Grade, c, directory: Path | None) -> list[str]:
+    failed = sum(not x.passed for x in g.checks)
+    out = [f"  first failing check ({failed} failed): {c.name}",
+           f"  what broke: {c.message.strip().splitlines()[0] if c.message.strip() else c.status}"]
+    table = [t for t in c.text.splitlines() if t.startswith("|")]
+    if table:
+        out.append("  the interleaving that broke it (one column per thread):")
+        out += [f"    {t}" for t in table[:24]]
+    rerun = f"python exercises/grade.py {g.exercise} --check '{c.name.split('::')[-1]}' -v"
+    if directory is not None:
+        rerun += f" --dir {directory}"
+    out.append(f"  rerun just this check: {rerun}")
+    return out
+
+
+def results_json(grades: list[Grade]) -> dict:
+    """Gradescope's ``results.json`` for ``grades`` (one point per check; a refused file or a
+    grading error is one failed test with the reason)."""
+    tests = []
+    summary = {}
+    for g in grades:
+        if g.verdict == "error" or g.refused:
+            why = g.error or "refused before running: " + "; ".join(g.refused[:5])
+            tests.append({"name": f"{g.exercise}: grading", "status": "failed", "score": 0,
+                          "max_score": 1, "output": why, "visibility": "visible"})
+        for c in g.checks:
+            tests.append({"name": f"{g.exercise}: {c.name}",
+                          "status": "passed" if c.passed else "failed",
+                          "score": 1 if c.passed else 0, "max_score": 1,
+                          "output": "" if c.passed else f"{c.message}\n{c.text}"[:4000],
+                          "visibility": "after_published" if c.hidden else "visible"})
+        first = g.first_failure
+        summary[g.exercise] = {
+            "verdict": g.verdict, "passed": g.passed, "total": len(g.checks),
+            "seconds": round(g.seconds, 1),
+            "first_failure": (g.error or (g.refused[0] if g.refused else None)
+                              or (f"{first.name}: {first.message}" if first else None)),
+        }
+    return {"score": sum(t["score"] for t in tests),
+            "output": "\n".join(verdict_line(g) for g in grades),
+            "visibility": "visible", "stdout_visibility": "hidden",
+            "tests": tests, "crawlab": {"exercises": summary}}
+
+
+def write_json(grades: list[Grade], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results_json(grades), indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

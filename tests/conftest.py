@@ -85,6 +85,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="grade the exercises found in DIR with tests/autograder; env CRAWLAB_EXERCISES",
     )
     group.addoption(
+        "--grade-exercise",
+        metavar="EXERCISE",
+        default=None,
+        help="the exercise being graded (ex1 ...): the graded class is registered under the "
+        "exercise's name, not its own, so every grading has the same checks",
+    )
+    group.addoption(
         "--grade-timeout",
         type=float,
         default=GRADE_TIMEOUT,
@@ -131,8 +138,9 @@ def load_object(spec: str, what: str = "--frontier") -> object:
         raise pytest.UsageError(f"{what}: module {module_part!r} has no {attr!r}") from None
 
 
-def register_graded_frontier(spec: str) -> str:
-    """Load the class named by ``spec``, check its class attributes, register it; its name."""
+def register_graded_frontier(spec: str, exercise: str | None = None) -> str:
+    """Load the class named by ``spec``, check its class attributes, register it; its name
+    (the exercise's, when ``exercise`` is given)."""
     cls = load_object(spec)
     if not inspect.isclass(cls):
         raise pytest.UsageError(f"--frontier: {spec!r} is not a class")
@@ -141,6 +149,10 @@ def register_graded_frontier(spec: str) -> str:
         raise pytest.UsageError(
             f"--frontier: class {cls.__name__} lacks the class attribute(s) {', '.join(missing)} "
             "(see frontier.contract.Frontier)")
+    if exercise:
+        from exercises.policy import EXERCISES
+
+        cls.name = EXERCISES[exercise].frontier_name
     name = cls.name
     if not isinstance(name, str) or not name:
         raise pytest.UsageError(f"--frontier: {cls.__name__}.name must be a non-empty string")
@@ -155,9 +167,11 @@ def register_graded_frontier(spec: str) -> str:
 def graded_kind(spec: str, given: str | None) -> Kind:
     """What the graded frontier of ``spec`` must be: ``given`` (``--frontier-kind``), else what
     the exercise asking for that file and class says. Never read from the class itself."""
-    from exercises.grade import frontier_kind
+    from exercises.policy import exercise_of
 
-    text = given or frontier_kind(spec)
+    file, _, cls = spec.rpartition(":")
+    ex = exercise_of(file, cls)
+    text = given or (ex.kind if ex else None)
     if text is None:
         raise pytest.UsageError(
             f"--frontier: {spec!r} is no exercise's frontier; say what it must be with "
@@ -173,7 +187,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.graded_kind = None  # type: ignore[attr-defined]
     spec = config.getoption("frontier")
     if spec:
-        name = register_graded_frontier(spec)
+        name = register_graded_frontier(spec, config.getoption("grade_exercise"))
         what = graded_kind(spec, config.getoption("frontier_kind"))
         helpers.grade(name, what)
         config.graded_frontier = name  # type: ignore[attr-defined]
@@ -220,7 +234,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _is_autograder(item: pytest.Item) -> bool:
-    return Path(str(item.fspath)).parent.name == "autograder"
+    parent = Path(str(item.fspath)).parent
+    return parent.name == "autograder" or parent.parent.name == "autograder"
 
 
 # --------------------------------------------------------------------------------------------
@@ -262,6 +277,28 @@ EXPLANATION = (
     "a lock that only another sleeper could give (a deadlock or a lost wake-up). Read each "
     "stack from the bottom: the last line of your own file is where it went to sleep."
 )
+
+
+@pytest.fixture(autouse=True)
+def _thread_exceptions_fail_the_check(request: pytest.FixtureRequest):
+    """When grading: an uncaught exception in any thread a check started fails that check, by
+    name (it would otherwise only be printed, and the check could pass)."""
+    if not (request.config.graded_frontier  # type: ignore[attr-defined]
+            or request.config.getoption("exercises")):
+        yield
+        return
+    caught: list[threading.ExceptHookArgs] = []
+    old = threading.excepthook
+    threading.excepthook = caught.append
+    try:
+        yield
+    finally:
+        threading.excepthook = old
+    if caught:
+        first = caught[0]
+        who = first.thread.name if first.thread is not None else "a thread"
+        pytest.fail(f"an uncaught exception in thread {who!r}: "
+                    f"{first.exc_type.__name__}: {first.exc_value}", pytrace=False)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -97,6 +97,8 @@ class Outcome:
         if self.holds != (self.status == HOLDS):
             raise ValueError(f"holds={self.holds} contradicts status {self.status!r}")
 
+    spec: Scenario | None = field(default=None, repr=False)  # a scenario given as an object
+
     @property
     def inconclusive(self) -> bool:
         return self.status == INCONCLUSIVE
@@ -104,8 +106,13 @@ class Outcome:
     def report(self) -> str:
         """The text shown for this run (:func:`frontier.check.trace.report`): the scenario and
         its invariant, the interleaving one column per thread, and what broke. A replay of the
-        same schedule gives the same text."""
-        sc = get(self.scenario)
+        same schedule gives the same text. An inconclusive search has no interleaving to
+        show: its text says what was run and why it stopped."""
+        sc = self.spec or get(self.scenario)
+        if self.status == INCONCLUSIVE:
+            return (f"{self.frontier}, scenario {sc.name}: inconclusive ({self.reason}): "
+                    f"{self.interleavings} interleavings run, none broken, but not the whole "
+                    f"space within preemption bound {self.bound}\n")
         return trace.report(self.frontier, sc.name, sc.thread_names, sc.invariant, self.events,
                             self.broken)
 
@@ -236,9 +243,15 @@ def _engine_wrapped(limit, budget, on_run):
         _tracing.set_active_trace_filter(None if before is _tracing._DEFAULT_FILTER else before)
 
 
+def _scenario(scenario: str | Scenario) -> Scenario:
+    """A scenario given by name (:data:`~frontier.check.scenarios.SCENARIOS`) or as an object
+    (the grader's own, :mod:`exercises.scenarios`)."""
+    return scenario if isinstance(scenario, Scenario) else get(scenario)
+
+
 def explore(
     name: str,
-    scenario: str,
+    scenario: str | Scenario,
     bound: int | None = DEFAULT_BOUND,
     *,
     max_interleavings: int | None = None,
@@ -257,7 +270,7 @@ def explore(
     import frontier
 
     frontier.info(name)  # UnknownFrontier before any work
-    sc = get(scenario)
+    sc = _scenario(scenario)
     if not sc.applies(frontier.info(name)):
         raise ValueError(f"scenario {scenario!r} does not apply to frontier {name!r}")
     if max_interleavings is not None and max_interleavings < 1:
@@ -287,16 +300,16 @@ def explore(
         unpatch_locks()
     seconds = time.monotonic() - start
     if result.property_holds is False:
-        out = replay(name, scenario, list(result.counterexample or []))
+        out = replay(name, sc, list(result.counterexample or []))
         out.bound, out.interleavings, out.seconds = bound, result.num_explored, seconds
         return out
     cut = made[0].cut if made else "frontrun did not start its engine"
     if result.property_holds is None:
         cut = result.inconclusive_reason or "frontrun could not conclude"
     if cut is not None:
-        return Outcome(name, scenario, bound, False, result.num_explored, status=INCONCLUSIVE,
-                       reason=cut, seconds=seconds)
-    return Outcome(name, scenario, bound, True, result.num_explored, seconds=seconds)
+        return Outcome(name, sc.name, bound, False, result.num_explored, status=INCONCLUSIVE,
+                       reason=cut, seconds=seconds, spec=sc)
+    return Outcome(name, sc.name, bound, True, result.num_explored, seconds=seconds, spec=sc)
 
 
 def _replay_schedule(schedule, setup, workers, recorder):
@@ -308,13 +321,13 @@ def _replay_schedule(schedule, setup, workers, recorder):
     )
 
 
-def replay(name: str, scenario: str, schedule: list[int]) -> Outcome:
+def replay(name: str, scenario: str | Scenario, schedule: list[int]) -> Outcome:
     """Run ``schedule`` (a counterexample's thread choices) on ``scenario`` once; the outcome's
     ``events`` are its steps and ``broken`` what broke (``None`` if nothing did)."""
     import frontier
 
     frontier.info(name)
-    sc = get(scenario)
+    sc = _scenario(scenario)
     _, patch_locks, unpatch_locks = _frontrun()
     from frontrun._deadlock import DeadlockError
     from frontrun._trace_format import TraceRecorder
@@ -331,5 +344,5 @@ def replay(name: str, scenario: str, schedule: list[int]) -> Outcome:
             broken = f"deadlock: {', '.join(stuck)} blocked for ever ({exc.cycle_description})"
     finally:
         unpatch_locks()
-    return Outcome(name, scenario, None, broken is None, 1, broken, list(schedule),
-                   list(recorder.events))
+    return Outcome(name, sc.name, None, broken is None, 1, broken, list(schedule),
+                   list(recorder.events), spec=sc)

@@ -134,3 +134,68 @@ def test_crawl_fetches_everything_once_and_stops(Detector, robots):
             assert det.is_over() and len(f) == 0
     finally:
         sys.setswitchinterval(old)
+
+
+WINDOWS = ["get-took", "took-will_put", "will_put-put", "put-finished"]
+
+
+def held_back(Detector, window: str, looks: int = 60) -> None:  # noqa: N803 (a class)
+    """Robot A takes the seed and is held at ``window`` of its loop (an event, not a sleep)
+    until robot B has asked ``is_over()`` ``looks`` times; B must never hear "over" meanwhile.
+    A detector that guesses (looks, waits, looks again) hears it here, whatever it waits."""
+    f = frontier.create("coarse")
+    det = Detector(2, f)
+    det.will_put(1)
+    f.put("0")
+    asked = 0
+    enough = threading.Event()
+    wrong: list[str] = []
+    page = f.get(timeout=5)  # robot A's get, before B runs
+
+    def robot_a() -> None:
+        if window == "get-took":
+            enough.wait(20)
+        det.took(0)
+        if window == "took-will_put":
+            enough.wait(20)
+        det.will_put(1)
+        if window == "will_put-put":
+            enough.wait(20)
+        f.put(str(int(page) + 1))
+        if window == "put-finished":
+            enough.wait(20)
+        det.finished(0)
+
+    def robot_b() -> None:
+        nonlocal asked
+        while not enough.is_set():
+            if det.is_over():
+                wrong.append(f"is_over() said True while robot 0 was held between "
+                             f"{window.replace('-', '() and ')}() with page 0")
+                enough.set()
+                return
+            asked += 1
+            if asked >= looks:
+                enough.set()
+                return
+            try:
+                page = f.get(timeout=0.001)
+            except frontier.Empty:
+                det.idle(1)
+                continue
+            det.took(1)
+            det.finished(1)  # page 1 has no links
+            assert page == "1"
+
+    threads = [start_thread(robot_a), start_thread(robot_b)]
+    join_all(threads, timeout=30)
+    assert not wrong, wrong[0]
+    while not det.is_over():  # what is left: page 1, if B did not take it
+        page = f.get(timeout=5)
+        det.took(1)
+        det.finished(1)
+
+
+@pytest.mark.parametrize("window", WINDOWS)
+def test_a_robot_held_back_never_reads_as_over(Detector, window):
+    held_back(Detector, window)

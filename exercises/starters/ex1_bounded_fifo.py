@@ -10,7 +10,7 @@ Grade it with::
     python exercises/grade.py ex1
 
 which runs the frontier conformance suite, the model-based test and the thread stress tests on
-``BoundedFifo`` (``pytest --frontier=exercises/ex1_bounded_fifo.py:BoundedFifo``).
+``BoundedFifo`` (made from this starter in ``exercises/`` the first time you grade).
 
 Invariant to keep: ``0 <= len(self._urls) <= self.capacity``; ``stats.puts - stats.gets ==
 len(self._urls)``; once ``_closed`` is set it is never cleared.

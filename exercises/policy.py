@@ -1,0 +1,140 @@
+"""The grader's policy: for each exercise, what it checks, what it allows and what it forbids.
+
+One table, :data:`EXERCISES`; everything else in the grader reads it. A row says
+
+* what the student writes (the file and the object in it) and, for a frontier, what the
+  exercise says it must be (``kind``: its ordering and whether it is bounded; never read from
+  the student's class);
+* which modules and names the file may use (``allowed``: a module, then the names that may be
+  taken from it; checked on the source before anything of it runs, :mod:`exercises.static`);
+  ``forbidden`` names the exercise's own rules (ex2: no ``Condition``);
+* which checks grade it: ``public`` suites the student's ``grade.py`` runs, ``hidden`` suites
+  that only the instructor's grading runs (they live in ``tests/autograder/hidden/``, which the
+  student kit does not hold);
+* its limits: seconds for the whole exercise, seconds without an answer before a check counts as
+  hung.
+
+The same builtins and dunders are allowed for every exercise (:data:`BUILTINS`,
+:data:`DUNDERS`); a name outside them (``open``, ``exec``, ``getattr``, ``__import__``,
+``__builtins__`` ...) is refused wherever it appears, bound or read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTERS = ROOT / "exercises" / "starters"
+HIDDEN = ROOT / "tests" / "autograder" / "hidden"
+
+BUILTINS = frozenset("""
+    abs all any bool callable dict divmod enumerate filter float frozenset hash int isinstance
+    issubclass iter len list map max min next object print property range repr reversed round
+    set slice sorted staticmethod classmethod str sum super tuple zip
+    Exception ValueError TypeError RuntimeError KeyError IndexError StopIteration
+    NotImplementedError AssertionError ArithmeticError OverflowError LookupError
+""".split())
+"""Builtins every exercise may use. Others (``open``, ``exec``, ``eval``, ``compile``,
+``getattr``, ``setattr``, ``vars``, ``globals``, ``type``, ``SystemExit`` ...) are refused."""
+
+DUNDERS = frozenset("""
+    __init__ __len__ __enter__ __exit__ __repr__ __str__ __iter__ __next__ __bool__
+    __contains__ __all__ __slots__ __future__
+""".split())
+"""Dunder names a file may define or use; any other (``__class__``, ``__globals__``,
+``__builtins__``, ``__import__``, ``__subclasses__`` ...) is refused."""
+
+FRAME_ATTRIBUTES = ("f_", "tb_", "gi_", "cr_", "ag_", "co_")
+"""Attribute prefixes that walk frames, tracebacks, generators and code objects (a way out of
+the file's own names into the grader's); refused."""
+
+_TYPING = ("Any Optional Union Iterable Iterator Callable Generic TypeVar ClassVar Deque "
+           "List Dict Tuple Set").split()
+_CONTRACT = ("DEFAULT_CAPACITY Closed Empty Full FrontierStats Frontier check_capacity check_r "
+             "check_priority").split()
+_COMMON = {
+    "__future__": ["annotations"],
+    "typing": _TYPING,
+    "collections": ["deque"],
+    "collections.abc": ["Iterable", "Iterator", "Callable"],
+}
+_LOCKS = ["Lock", "RLock", "Semaphore", "BoundedSemaphore"]
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One row of the table (see the module docstring)."""
+
+    key: str
+    title: str
+    file: str
+    obj: str
+    kind: str | None
+    allowed: dict[str, list[str]]
+    public: list[str]
+    hidden: list[str] = field(default_factory=list)
+    forbidden: dict[str, str] = field(default_factory=dict)
+    seconds: float = 90.0
+    patience: float = 20.0
+
+    @property
+    def frontier_name(self) -> str | None:
+        """The name the graded class is registered under (the exercise's, not the class's)."""
+        return f"{self.key}-{self.file[4:-3].replace('_', '-')}" if self.kind else None
+
+    @property
+    def starter(self) -> Path:
+        return STARTERS / self.file
+
+
+FRONTIER_SUITES = [
+    "tests/test_frontier_contract.py",
+    "tests/test_frontier_model.py",
+    "tests/test_frontier_threads.py",
+    "tests/autograder/test_frontier_judge.py",
+]
+
+EXERCISES: dict[str, Exercise] = {
+    e.key: e for e in [
+        Exercise(
+            "ex1", "a bounded FIFO monitor", "ex1_bounded_fifo.py", "BoundedFifo",
+            "fifo,bounded",
+            {**_COMMON, "threading": [*_LOCKS, "Condition"], "time": ["monotonic"],
+             "frontier.contract": _CONTRACT},
+            public=FRONTIER_SUITES, hidden=["test_hidden_frontier.py"],
+        ),
+        Exercise(
+            "ex2", "a monitor built from semaphores", "ex2_semaphore_monitor.py",
+            "SemMonitorFrontier", "fifo,bounded",
+            {**_COMMON, "threading": _LOCKS, "time": ["monotonic"],
+             "frontier.contract": _CONTRACT},
+            public=[*FRONTIER_SUITES, "tests/autograder/test_ex2_condition.py"],
+            hidden=["test_hidden_frontier.py"],
+            forbidden={"Condition": "ex2 builds its condition from semaphores: no Condition",
+                       "Event": "ex2 builds its condition from semaphores: no Event",
+                       "Barrier": "ex2 builds its condition from semaphores: no Barrier"},
+        ),
+        Exercise(
+            "ex3", "a termination detector", "ex3_termination.py", "TerminationDetector",
+            None,
+            {**_COMMON, "threading": [*_LOCKS, "Condition"], "frontier.contract": ["Frontier"]},
+            public=["tests/autograder/test_ex3_termination.py"],
+            hidden=["test_hidden_ex3.py"],
+        ),
+        Exercise(
+            "ex4", "a BSP exchange", "ex4_bsp_exchange.py", "Exchange", None,
+            {**_COMMON, "threading": [*_LOCKS, "Condition", "Barrier"]},
+            public=["tests/autograder/test_ex4_bsp_exchange.py"],
+        ),
+    ]
+}
+
+
+def exercise_of(file: str, obj: str) -> Exercise | None:
+    """The exercise whose file (any directory) and object are ``file`` and ``obj``."""
+    name = Path(file).name
+    for e in EXERCISES.values():
+        if (e.file, e.obj) == (name, obj):
+            return e
+    return None

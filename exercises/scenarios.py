@@ -1,0 +1,183 @@
+"""The grader's own explored scenarios: the textbook bugs of a bounded monitor, each made to show
+within the default preemption bound, so that exploring finds it on every run.
+
+They complete the scenarios of :mod:`frontier.check.scenarios` (lost update, lost wake-ups,
+close) with the properties those do not look at:
+
+* ``counters`` -- P1 and P2 put, C takes one: ``stats.puts``/``stats.gets`` equal what the
+  threads saw (a counter updated outside the lock loses an update), and no ``get`` returns
+  ``None`` while the frontier is open;
+* ``capacity`` -- full (capacity 1), P1 and P2 put while C takes one: never more inside than the
+  capacity (``if`` instead of ``while`` on the put side, a check-then-act split over two
+  critical sections);
+* ``get-if`` -- C1 and C2 wait on an empty frontier, P puts one URL: nobody raises or returns
+  ``None`` while open (``if`` instead of ``while`` on the get side);
+* ``get-many-wakes`` -- full (capacity 2), P1 and P2 wait for room, C takes two with one
+  ``get_many``: both putters get in (``notify`` instead of ``notify(n)``/``notify_all``);
+* ``close-wakes-getters`` / ``close-wakes-putters`` -- two threads wait (empty / full), X
+  closes: both wake, with ``None`` / ``Closed`` (``notify`` instead of ``notify_all``).
+
+Every call is logged with what it returned or raised; an exception the contract does not allow
+is a violation. Waiting uses the explorer's patience (see :mod:`frontier.check.scenarios`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import frontier
+from frontier.check.scenarios import PATIENCE, Scenario, World
+
+__all__ = ["SCENARIOS"]
+
+
+def _call(world: World, me: str, op: str, arg, fn: Callable) -> object:
+    """Run one frontier call, logging ``(op, arg, outcome, waited_out)``; outcome is the
+    result, or ``"full"``/``"empty"``/``"closed"``, or ``"raised X"``."""
+    try:
+        outcome = fn()
+    except frontier.Full:
+        outcome = "full"
+    except frontier.Empty:
+        outcome = "empty"
+    except frontier.Closed:
+        outcome = "closed"
+    except Exception as exc:  # a violation, named by the check
+        outcome = f"raised {type(exc).__name__}: {exc}"
+    world.logs[me].append((op, arg, outcome, False))
+    return outcome
+
+
+def _put(url: str) -> Callable[[World, str], None]:
+    def body(world: World, me: str) -> None:
+        _call(world, me, "put", url, lambda: world.frontier.put(url, timeout=PATIENCE) or "ok")
+    return body
+
+
+def _get(world: World, me: str) -> None:
+    _call(world, me, "get", None, lambda: world.frontier.get(timeout=PATIENCE))
+
+
+def _get_many(n: int) -> Callable[[World, str], None]:
+    def body(world: World, me: str) -> None:
+        _call(world, me, "get_many", n, lambda: list(world.frontier.get_many(n)))
+    return body
+
+
+def _close(world: World, me: str) -> None:
+    world.logs[me].append(("close-begins", None, None, False))
+    _call(world, me, "close", None, lambda: world.frontier.close() or "ok")
+
+
+def _entries(world: World):
+    return [(me, *e) for me, log in world.logs.items() for e in log]
+
+
+def _common(world: World) -> str | None:
+    """What every grader scenario checks: no call raised, no ``None`` while open, every URL
+    accepted came out exactly once (what is left taken out after the run)."""
+    closing = any(op == "close-begins" for _, op, *_ in _entries(world))
+    taken = []
+    for me, op, arg, outcome, _ in _entries(world):
+        if isinstance(outcome, str) and outcome.startswith("raised "):
+            return f"{me}'s {op}({'' if arg is None else arg}) {outcome}"
+        if op == "get" and outcome is None and not closing:
+            return f"{me}'s get() returned None while the frontier was open"
+        if op == "get" and outcome not in (None, "empty"):
+            taken.append(outcome)
+        if op == "get_many" and isinstance(outcome, list):
+            taken.extend(outcome)
+    accepted = world.prefilled + [a for _, op, a, o, _ in _entries(world)
+                                  if op == "put" and o == "ok"]
+    left = list(world.frontier.get_many(1_000))
+    if sorted(accepted) != sorted(taken + left):
+        lost = sorted(set(accepted) - set(taken + left))
+        return (f"{', '.join(lost)} went in but never came out (lost)" if lost else
+                f"came out {sorted(taken + left)} for {sorted(accepted)} put in")
+    return None
+
+
+def _counters(world: World) -> str | None:
+    stats = world.frontier.stats
+    accepted = len(world.prefilled) + sum(
+        1 for _, op, _, o, _ in _entries(world) if op == "put" and o == "ok")
+    taken = sum(1 for _, op, _, o, _ in _entries(world)
+                if op == "get" and o not in (None, "empty"))
+    if (stats.puts, stats.gets) != (accepted, taken):
+        return (f"stats say puts={stats.puts}, gets={stats.gets} but the threads saw "
+                f"{accepted} puts and {taken} gets: a counter updated outside the lock lost "
+                "an update")
+    return _common(world)
+
+
+def _capacity(world: World) -> str | None:
+    accepted = len(world.prefilled) + sum(
+        1 for _, op, _, o, _ in _entries(world) if op == "put" and o == "ok")
+    taken = sum(1 for _, op, _, o, _ in _entries(world)
+                if op == "get" and o not in (None, "empty"))
+    cap = world.frontier.capacity
+    if accepted - taken > cap:
+        return (f"{accepted - taken} URLs were inside at the end, capacity {cap}: a put "
+                "went in without room (`if` instead of `while`, or check and act in two "
+                "critical sections)")
+    return _common(world)
+
+
+def _all(outcome: str) -> Callable[[World], str | None]:
+    def check(world: World) -> str | None:
+        for me, op, arg, o, _ in _entries(world):
+            if op in ("get", "put") and o != outcome and not (outcome is None and o is None):
+                what = "None" if outcome is None else repr(outcome)
+                return (f"{me}'s {op}({'' if arg is None else arg}) ended {o!r} instead of "
+                        f"{what}: close() must wake every waiting thread (notify_all)")
+        return _common(world)
+    return check
+
+
+def _wakes(world: World) -> str | None:
+    for me, op, arg, o, _ in _entries(world):
+        if op == "put" and o != "ok":
+            return (f"{me}'s put({arg}) ended {o!r} though get_many made room for it: taking "
+                    "n URLs must wake n putters (notify(n) or notify_all)")
+    return _common(world)
+
+
+def _full(*urls: str):
+    return lambda w: w.prefill(*[(u, 0.0) for u in urls])
+
+
+def _none(world: World) -> None:
+    pass
+
+
+def _bounded(cls) -> bool:
+    return True  # every graded frontier here is a bounded FIFO (its exercise's word)
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s for s in [
+        Scenario("counters", "P1 and P2 put u1 and u2; C takes one",
+                 "stats count every put and get; no None while open; each URL once",
+                 (("P1", _put("u1")), ("P2", _put("u2")), ("C", _get)),
+                 capacity=2, prepare=_none, applies=_bounded, check=_counters),
+        Scenario("capacity", "full (u0, capacity 1); P1 and P2 put; C takes one",
+                 "never more URLs inside than the capacity; each URL once",
+                 (("P1", _put("p1")), ("P2", _put("p2")), ("C", _get)),
+                 capacity=1, prepare=_full("u0"), applies=_bounded, check=_capacity),
+        Scenario("get-if", "C1 and C2 wait on an empty frontier; P puts u1",
+                 "no get raises or returns None while open; each URL once",
+                 (("C1", _get), ("C2", _get), ("P", _put("u1"))),
+                 capacity=2, prepare=_none, applies=_bounded, check=_common),
+        Scenario("get-many-wakes", "full (u0, u1; capacity 2); P1 and P2 wait; C get_many(2)",
+                 "both putters get in; each URL once",
+                 (("P1", _put("p1")), ("P2", _put("p2")), ("C", _get_many(2))),
+                 capacity=2, prepare=_full("u0", "u1"), applies=_bounded, check=_wakes),
+        Scenario("close-wakes-getters", "C1 and C2 wait on an empty frontier; X closes",
+                 "both gets return None", (("C1", _get), ("C2", _get), ("X", _close)),
+                 capacity=2, prepare=_none, applies=_bounded, check=_all(None)),
+        Scenario("close-wakes-putters", "full (u0, capacity 1); P1 and P2 wait; X closes",
+                 "both puts raise Closed",
+                 (("P1", _put("p1")), ("P2", _put("p2")), ("X", _close)),
+                 capacity=1, prepare=_full("u0"), applies=_bounded, check=_all("closed")),
+    ]
+}
