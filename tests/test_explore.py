@@ -265,3 +265,61 @@ def test_the_progress_meter_speaks_after_its_delay():
     assert "100 interleavings" in line and "40/s" in line and "25% of the 400" in line
     m(Progress(500, 9.0))
     assert "past the 400 recorded" in buf.getvalue().splitlines()[-1]
+
+
+# --------------------------------------------------------------------------------------------
+# The shortest counterexample, focused on the shared state
+
+
+def test_the_lost_update_prints_in_at_most_ten_focused_steps():
+    out = explore("unsynchronized", "lost-update", shortest=True)
+    rows = trace.focus(trace.steps(out.events, out.keys))
+    shown = [r for r in rows if isinstance(r, trace.Step)]
+    assert 4 <= len(shown) <= 10
+    # every step shown touches the ring buffer's shared count or tail; the rest is folded
+    assert all(any(a in ("RingBuffer.count", "RingBuffer.tail") for a in
+                   (x.split(" ", 1)[1] for x in r.accesses)) for r in shown)
+    folds = [r for r in rows if isinstance(r, trace.Fold)]
+    assert folds and sum(f.count for f in folds) + len(shown) == len(trace.steps(out.events))
+    assert "steps on its own data" in out.report()
+    assert "P1: 4 steps on its own data" in out.report()  # the per-thread stats set-up
+
+
+def test_per_thread_state_is_not_shared_state():
+    """Each thread's FrontierStats has the same type and attributes: only the object labels
+    tell them apart (two threads writing `puts` of two objects is no sharing)."""
+    out = explore("unsynchronized", "lost-update")
+    keep = trace.shared(trace.steps(out.events, out.keys))
+    assert {attr for _, attr in keep} == {"count", "tail"}
+
+
+def test_the_full_view_keeps_every_step():
+    out = explore("unsynchronized", "lost-update")
+    full = out.report(full=True)
+    assert "own data" not in full
+    assert full.count("frontier/storage.py:50") == 3  # P1 reads, P2 reads and writes, P1 writes
+
+
+@pytest.mark.parametrize(("name", "scenario", "fewest"),
+                         [("unsynchronized", "lost-update", 1), ("tanenbaum", "lost-wakeup", 0)])
+def test_the_shortest_counterexample_has_the_fewest_preemptions(name, scenario, fewest):
+    from frontier.check.explore import shortest_counterexample
+
+    out = shortest_counterexample(name, scenario, 2)
+    assert out.preemptions == fewest and out.broken
+    first = explore(name, scenario, 2)
+    assert len(out.schedule) <= len(first.schedule)
+    again = replay(name, scenario, out.schedule)
+    assert again.broken == out.broken
+
+
+def test_replay_full_prints_the_full_table_again(tmp_path, capsys):
+    assert main(["explore", "unsynchronized", "--scenario", "lost-update", "--full",
+                 "--out", str(tmp_path)]) == 1
+    shown = capsys.readouterr().out
+    path = tmp_path / "explore-unsynchronized-lost-update.json"
+    saved = json.loads(path.read_text())
+    assert shown.startswith(saved["full"]) and saved["full"] != saved["report"]
+    assert main(["explore", "unsynchronized", "--replay", str(path), "--full"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == saved["full"] and captured.err == ""

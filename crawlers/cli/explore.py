@@ -4,8 +4,12 @@ shown as a table and written as a trace file that ``--replay`` runs again byte f
 ::
 
     crawlab explore FRONTIER [--scenario NAME] [--bound N] [--budget SECONDS]
-                             [--max-interleavings N] [--out DIR] [--json]
-    crawlab explore FRONTIER --replay FILE
+                             [--max-interleavings N] [--full] [--out DIR] [--json]
+    crawlab explore FRONTIER --replay FILE [--full]
+
+A violation is shown as its shortest counterexample (fewest preemptions, then fewest steps:
+:func:`frontier.check.explore.shortest_counterexample`), focused on the steps that touch state
+the threads share (``--full``: every step).
 
 Exit status: 0 every scenario holds (its whole bounded space explored), 1 one was violated,
 2 bad input (one line on stderr), 3 inconclusive: no violation, but some scenario's search
@@ -48,6 +52,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "exit 3, unless a violation was found)")
     p.add_argument("--max-interleavings", type=positive_int, metavar="N",
                    help="stop each scenario after N interleavings (inconclusive, exit 3)")
+    p.add_argument("--full", action="store_true",
+                   help="show every step of a violation, not only those on shared state")
     p.add_argument("--replay", type=Path, metavar="FILE",
                    help="run exactly the interleaving of this trace file again")
     p.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
@@ -74,9 +80,9 @@ def run(args: argparse.Namespace) -> int:
             out = replay(args.frontier, sc.name, data["schedule"])
         except ExploreError as exc:
             return _error(str(exc))
-        text = out.report()
+        text = out.report(full=args.full)
         sys.stdout.write(text)
-        if text != data["report"]:
+        if text != data.get("full" if args.full else "report"):
             print("crawlab explore: the replay differs from the trace file", file=sys.stderr)
         return HOLDS if out.holds else VIOLATED
     if args.scenario is not None:
@@ -102,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
                       recorded_count(args.frontier, name, args.bound), sys.stderr)
         try:
             out = explore(args.frontier, name, args.bound, budget=left,
-                          max_interleavings=args.max_interleavings, progress=meter)
+                          max_interleavings=args.max_interleavings, progress=meter,
+                          shortest=True)
         except ExploreError as exc:
             return _error(str(exc))
         finally:
@@ -120,14 +127,17 @@ def run(args: argparse.Namespace) -> int:
                     f"{out.interleavings} interleavings run (preemption bound {args.bound}), "
                     f"none broken, but not the whole space: this is not \"holds\"")
         else:
-            text = out.report()
+            text, full = out.report(), out.report(full=True)
             path = args.out / f"explore-{args.frontier}-{name}.json"
             trace.save(path, frontier=args.frontier, scenario=name, bound=args.bound,
-                       schedule=out.schedule, report_text=text)
+                       schedule=out.schedule, report_text=text, full_text=full)
             row["trace"] = str(path)
-            line = (text + f"VIOLATED after {out.interleavings} interleavings (preemption bound "
-                    f"{args.bound}); trace written to {path}; replay it with: crawlab explore "
-                    f"{args.frontier} --replay {path}")
+            row["preemptions"] = out.preemptions
+            line = ((full if args.full else text)
+                    + f"VIOLATED: found after {out.interleavings} interleavings (preemption bound "
+                    f"{args.bound}); shown: a shortest counterexample, {out.preemptions} "
+                    f"preemption(s), {len(out.schedule)} scheduling steps; trace written to "
+                    f"{path}; replay it with: crawlab explore {args.frontier} --replay {path}")
         results.append(row)
         if not args.json:
             print(line, flush=True)

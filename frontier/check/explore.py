@@ -98,23 +98,26 @@ class Outcome:
             raise ValueError(f"holds={self.holds} contradicts status {self.status!r}")
 
     spec: Scenario | None = field(default=None, repr=False)  # a scenario given as an object
+    keys: dict = field(default_factory=dict, repr=False)  # event step -> object it touched
+    preemptions: int | None = None  # a shortest counterexample's preemptions (None: not sought)
 
     @property
     def inconclusive(self) -> bool:
         return self.status == INCONCLUSIVE
 
-    def report(self) -> str:
+    def report(self, full: bool = False) -> str:
         """The text shown for this run (:func:`frontier.check.trace.report`): the scenario and
-        its invariant, the interleaving one column per thread, and what broke. A replay of the
-        same schedule gives the same text. An inconclusive search has no interleaving to
-        show: its text says what was run and why it stopped."""
+        its invariant, the interleaving one column per thread, and what broke; by default only
+        the steps on the state the threads share (:func:`frontier.check.trace.focus`), ``full``
+        for every step. A replay of the same schedule gives the same text. An inconclusive
+        search has no interleaving to show: its text says what was run and why it stopped."""
         sc = self.spec or get(self.scenario)
         if self.status == INCONCLUSIVE:
             return (f"{self.frontier}, scenario {sc.name}: inconclusive ({self.reason}): "
                     f"{self.interleavings} interleavings run, none broken, but not the whole "
                     f"space within preemption bound {self.bound}\n")
         return trace.report(self.frontier, sc.name, sc.thread_names, sc.invariant, self.events,
-                            self.broken)
+                            self.broken, keys=self.keys, full=full)
 
 
 @dataclass
@@ -257,6 +260,7 @@ def explore(
     max_interleavings: int | None = None,
     budget: float | None = None,
     progress: Callable[[Progress], None] | None = None,
+    shortest: bool = False,
 ) -> Outcome:
     """Explore ``scenario`` on frontier ``name`` with at most ``bound`` preemptions per
     interleaving (``None``: unbounded), stopping at the first violation, which it replays once
@@ -265,6 +269,8 @@ def explore(
     ``max_interleavings`` and ``budget`` (seconds) stop the search early: the outcome is then
     ``"inconclusive"`` (never ``holds``) unless the space happened to end right there or a
     violation was found first. ``progress`` is called after every interleaving.
+    ``shortest``: after a violation, return the shortest counterexample
+    (:func:`shortest_counterexample`) instead of the first one found.
     :class:`ExploreError` if frontrun is missing.
     """
     import frontier
@@ -275,17 +281,39 @@ def explore(
         raise ValueError(f"scenario {scenario!r} does not apply to frontier {name!r}")
     if max_interleavings is not None and max_interleavings < 1:
         raise ValueError(f"max_interleavings must be at least 1, got {max_interleavings}")
-    frontrun, patch_locks, unpatch_locks = _frontrun()
-    worlds: list[World] = []
+    _frontrun()
     start = time.monotonic()
 
     def on_run(n: int) -> None:
         if progress is not None:
             progress(Progress(n, time.monotonic() - start))
 
+    result, cut = _search(sc, name, bound, max_interleavings, budget, on_run)
+    seconds = time.monotonic() - start
+    if result.property_holds is False:
+        out = None
+        if shortest:
+            out = shortest_counterexample(name, sc, bound if bound is not None else 2)
+        if out is None or out.holds:
+            out = replay(name, sc, list(result.counterexample or []))
+        out.bound, out.interleavings = bound, result.num_explored
+        out.seconds = time.monotonic() - start
+        return out
+    if cut is not None:
+        return Outcome(name, sc.name, bound, False, result.num_explored, status=INCONCLUSIVE,
+                       reason=cut, seconds=seconds, spec=sc)
+    return Outcome(name, sc.name, bound, True, result.num_explored, seconds=seconds, spec=sc)
+
+
+def _search(sc: Scenario, name: str, bound: int | None, cap: int | None,
+            budget: float | None, on_run, stop_on_first: bool = True):
+    """One frontrun DPOR search of ``sc`` on ``name``: frontrun's result, and why the search
+    was cut short (``None``: it covered the bounded space or found a violation)."""
+    frontrun, patch_locks, unpatch_locks = _frontrun()
+    worlds: list[World] = []
     patch_locks()
     try:
-        with _engine_wrapped(max_interleavings, budget, on_run) as made:
+        with _engine_wrapped(cap, budget, on_run) as made:
             result = frontrun.explore(
                 setup=_setup(sc, name, worlds),
                 workers=sc.workers(),
@@ -294,22 +322,45 @@ def explore(
                 clock="virtual",
                 detect_io=False,
                 reproduce_on_failure=0,
-                stop_on_first=True,
+                stop_on_first=stop_on_first,
             )
     finally:
         unpatch_locks()
-    seconds = time.monotonic() - start
     if result.property_holds is False:
-        out = replay(name, sc, list(result.counterexample or []))
-        out.bound, out.interleavings, out.seconds = bound, result.num_explored, seconds
-        return out
+        return result, None
     cut = made[0].cut if made else "frontrun did not start its engine"
     if result.property_holds is None:
         cut = result.inconclusive_reason or "frontrun could not conclude"
-    if cut is not None:
-        return Outcome(name, sc.name, bound, False, result.num_explored, status=INCONCLUSIVE,
-                       reason=cut, seconds=seconds, spec=sc)
-    return Outcome(name, sc.name, bound, True, result.num_explored, seconds=seconds, spec=sc)
+    return result, cut
+
+
+SHORTEST_CAP = 3000
+"""Interleavings the shortest-counterexample search runs at each bound, at most."""
+
+
+def shortest_counterexample(name: str, scenario: str | Scenario, bound: int,
+                            cap: int = SHORTEST_CAP) -> Outcome | None:
+    """The violating interleaving with the fewest preemptions, then the fewest scheduling
+    steps, within ``bound`` (CHESS's iterative preemption bounding): every interleaving with
+    0 preemptions, then 1, ... up to ``bound``, and at the first bound with violations, the
+    one of them with the shortest schedule, replayed. ``None`` if none was found within
+    ``cap`` interleavings per bound. Its ``preemptions`` says the bound it was found at
+    (fewest when that bound's space was covered: ``reason`` says so otherwise).
+    Cost: the interleavings of every bound below the answer's, plus up to ``cap`` at it."""
+    sc = _scenario(scenario)
+    for b in range(bound + 1):
+        result, cut = _search(sc, name, b, cap, None, None, stop_on_first=False)
+        if not result.failures:
+            continue
+        best = min((list(s) for _, s in result.failures), key=len)
+        out = replay(name, sc, best)
+        if out.holds:  # frontrun's schedule did not replay: keep looking at this bound
+            continue
+        out.preemptions = b
+        if cut is not None:
+            out.reason = f"shortest among the first {result.num_explored} at bound {b}"
+        return out
+    return None
 
 
 def _replay_schedule(schedule, setup, workers, recorder):
@@ -333,7 +384,7 @@ def replay(name: str, scenario: str | Scenario, schedule: list[int]) -> Outcome:
     from frontrun._trace_format import TraceRecorder
 
     worlds: list[World] = []
-    recorder = TraceRecorder()
+    recorder = _keyed_recorder(TraceRecorder)()
     patch_locks()
     try:
         try:
@@ -345,4 +396,35 @@ def replay(name: str, scenario: str | Scenario, schedule: list[int]) -> Outcome:
     finally:
         unpatch_locks()
     return Outcome(name, sc.name, None, broken is None, 1, broken, list(schedule),
-                   list(recorder.events), spec=sc)
+                   list(recorder.events), spec=sc, keys=dict(recorder.keys))
+
+
+def _keyed_recorder(base: type) -> type:
+    """frontrun's trace recorder, also noting *which* object each event touched (a label,
+    ``Type#n`` in order of first touch), so that :func:`frontier.check.trace.focus` can tell
+    state the threads share from state each has its own copy of. A ``threading.local`` is
+    each thread's own by definition: its events get no label."""
+    import threading
+
+    class Keyed(base):
+        def __init__(self) -> None:
+            super().__init__()
+            self.keys: dict[int, str] = {}
+            self._labels: dict[int, str] = {}
+            self._alive: list = []  # keeps labelled objects alive, so no id is reused
+
+        def record(self, thread_id, frame, opcode=None, access_type=None, attr_name=None,
+                   obj=None, obj_type_name=None, call_chain=None):
+            n = len(self.events)
+            super().record(thread_id, frame, opcode=opcode, access_type=access_type,
+                           attr_name=attr_name, obj=obj, obj_type_name=obj_type_name,
+                           call_chain=call_chain)
+            if obj is None or len(self.events) == n or isinstance(obj, threading.local):
+                return
+            label = self._labels.get(id(obj))
+            if label is None:
+                label = self._labels[id(obj)] = f"{type(obj).__name__}#{len(self._labels)}"
+                self._alive.append(obj)
+            self.keys[self.events[-1].step_index] = label
+
+    return Keyed
