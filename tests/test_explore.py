@@ -323,3 +323,51 @@ def test_replay_full_prints_the_full_table_again(tmp_path, capsys):
     assert main(["explore", "unsynchronized", "--replay", str(path), "--full"]) == 1
     captured = capsys.readouterr()
     assert captured.out == saved["full"] and captured.err == ""
+
+
+# --------------------------------------------------------------------------------------------
+# PCT: randomized priority-change scheduling, and its guarantee
+
+
+def test_the_pct_bound_and_the_runs_for_95_percent():
+    from frontier.check import pct
+
+    assert pct.lower_bound(2, 100, 1) == 0.5
+    assert pct.lower_bound(3, 10, 3) == 1 / 300
+    p = pct.lower_bound(2, 120, 2)
+    r = pct.runs_for(p)
+    assert 1 - (1 - p) ** r >= 0.95 > 1 - (1 - p) ** (r - 1)
+
+
+def test_pct_needs_the_priority_change_to_lose_the_update():
+    """The lost update has depth 2: P1 must be overtaken between its read and its write of
+    count, one priority change. Without it (depth 1) a run never breaks; with it, some run in
+    100 does, and its seed gives the very same run again, which replays."""
+    from frontier.check import pct
+
+    held, _ = pct.search("unsynchronized", "lost-update", depth=1, runs=12)
+    assert len(held) == 12 and not any(r.broken for r in held)
+    runs, k = pct.search("unsynchronized", "lost-update", depth=2, runs=100)
+    found = runs[-1]
+    assert found.broken and "lost" in found.broken and k > 50
+    again = pct.run("unsynchronized", "lost-update", depth=2, k=k, seed=found.seed)
+    assert again.schedule == found.schedule and again.broken == found.broken
+    assert replay("unsynchronized", "lost-update", found.schedule).broken == found.broken
+
+
+def test_the_command_prints_the_guarantee_and_the_seed(tmp_path, capsys):
+    argv = ["explore", "unsynchronized", "--scenario", "lost-update", "--pct", "--out",
+            str(tmp_path)]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "1/(n*k^(d-1))" in out and "runs give 95%" in out
+    seed = int(out.split("(seed ")[1].split(";")[0])
+    assert main([*argv, "--seed", str(seed), "--runs", "1", "--json"]) == 1
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["seed"] == seed and row["runs"] == 1 and row["status"] == "violated"
+    assert main(["explore", "unsynchronized", "--replay", row["trace"]]) == 1
+
+
+def test_a_randomized_search_that_finds_nothing_is_inconclusive(capsys):
+    assert main(["explore", "monitor", "--scenario", "lost-update", "--random", "--runs", "3"]) == 3
+    assert "INCONCLUSIVE" in capsys.readouterr().out

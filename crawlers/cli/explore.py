@@ -5,7 +5,14 @@ shown as a table and written as a trace file that ``--replay`` runs again byte f
 
     crawlab explore FRONTIER [--scenario NAME] [--bound N] [--budget SECONDS]
                              [--max-interleavings N] [--full] [--out DIR] [--json]
+    crawlab explore FRONTIER --pct [--depth D] [--runs N] [--seed S] [--scenario NAME]
+    crawlab explore FRONTIER --random [--runs N] [--seed S] [--scenario NAME]
     crawlab explore FRONTIER --replay FILE [--full]
+
+``--pct`` schedules randomized runs by priorities with ``D - 1`` change points
+(:mod:`frontier.check.pct`) and prints the per-run lower bound of finding a bug of depth ``D``
+and the runs that give 95 %; ``--random`` walks uniformly at random (no guarantee). Each run's
+seed reproduces it; a randomized search that finds nothing is inconclusive (exit 3).
 
 A violation is shown as its shortest counterexample (fewest preemptions, then fewest steps:
 :func:`frontier.check.explore.shortest_counterexample`), focused on the steps that touch state
@@ -52,6 +59,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "exit 3, unless a violation was found)")
     p.add_argument("--max-interleavings", type=positive_int, metavar="N",
                    help="stop each scenario after N interleavings (inconclusive, exit 3)")
+    p.add_argument("--pct", action="store_true",
+                   help="randomized priority-change scheduling (PCT) instead of DPOR")
+    p.add_argument("--random", action="store_true",
+                   help="uniformly random scheduling instead of DPOR (a baseline for --pct)")
+    p.add_argument("--depth", type=positive_int, default=2, metavar="D",
+                   help="--pct: the bug depth sought, D - 1 priority changes (default 2)")
+    p.add_argument("--runs", type=positive_int, default=100, metavar="N",
+                   help="--pct/--random: runs per scenario at most (default 100)")
+    p.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
+                   help="--pct/--random: the seed of the first run (run i: S + i)")
     p.add_argument("--full", action="store_true",
                    help="show every step of a violation, not only those on shared state")
     p.add_argument("--replay", type=Path, metavar="FILE",
@@ -95,6 +112,10 @@ def run(args: argparse.Namespace) -> int:
         names = scenarios.applicable(args.frontier)
     if not args.out.is_dir():
         return _error(f"--out {args.out} is not a directory")
+    if args.pct and args.random:
+        return _error("--pct and --random are two different schedulers: choose one")
+    if args.pct or args.random:
+        return _randomized(args, names)
     import time
 
     from crawlers.cli.progress import Meter, recorded_count
@@ -146,3 +167,54 @@ def run(args: argparse.Namespace) -> int:
     if "violated" in statuses:
         return VIOLATED
     return INCONCLUSIVE if "inconclusive" in statuses else HOLDS
+
+
+def _randomized(args: argparse.Namespace, names: list[str]) -> int:
+    """``--pct`` / ``--random``: up to ``--runs`` runs per scenario, seeds from ``--seed``."""
+    from frontier.check import pct, scenarios, trace
+    from frontier.check.explore import replay
+
+    strategy = "pct" if args.pct else "random"
+    results, statuses = [], set()
+    for name in names:
+        sc = scenarios.get(name)
+        runs, k = pct.search(args.frontier, name, strategy=strategy, depth=args.depth,
+                             runs=args.runs, seed=args.seed)
+        n = len(sc.thread_names)
+        head = f"{args.frontier}, scenario {name}: {strategy.upper()}, {n} threads, k = {k} steps"
+        row = {"frontier": args.frontier, "scenario": name, "strategy": strategy,
+               "threads": n, "k": k, "runs": len(runs), "first_seed": args.seed}
+        if strategy == "pct":
+            p = pct.lower_bound(n, k, args.depth)
+            need = pct.runs_for(p)
+            head += (f", depth {args.depth}: each run finds a bug of depth {args.depth} with "
+                     f"probability at least 1/(n*k^(d-1)) = {p:.3g}; {need} runs give 95%")
+            row.update(depth=args.depth, lower_bound=p, runs_for_95=need)
+        last = runs[-1]
+        if last.broken:
+            statuses.add("violated")
+            out = replay(args.frontier, name, last.schedule)
+            path = args.out / f"explore-{args.frontier}-{name}.json"
+            trace.save(path, frontier=args.frontier, scenario=name, bound=None,
+                       schedule=last.schedule, report_text=out.report(),
+                       full_text=out.report(full=True))
+            again = f"--{strategy} --seed {last.seed} --runs 1"
+            if strategy == "pct":
+                again = f"--pct --depth {args.depth} --seed {last.seed} --runs 1"
+            line = (out.report(full=args.full) + head + f"\nVIOLATED by run {len(runs)} "
+                    f"(seed {last.seed}; seeds {args.seed}..{last.seed - 1} held): {last.broken}; "
+                    f"the same run again: crawlab explore {args.frontier} --scenario {name} "
+                    f"{again}; trace written to {path}")
+            row.update(status="violated", seed=last.seed, broken=last.broken, trace=str(path))
+        else:
+            statuses.add("inconclusive")
+            line = (head + f"\nINCONCLUSIVE: {len(runs)} runs (seeds {args.seed}.."
+                    f"{args.seed + len(runs) - 1}) held; a randomized search never shows that "
+                    f"a property holds")
+            row.update(status="inconclusive")
+        results.append(row)
+        if not args.json:
+            print(line, flush=True)
+    if args.json:
+        print(json.dumps(results, indent=1))
+    return VIOLATED if "violated" in statuses else INCONCLUSIVE

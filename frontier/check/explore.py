@@ -183,7 +183,35 @@ class _Engine:
         return getattr(self._real, name)
 
 
-_SELF = str(Path(__file__).resolve())  # this module: the engine wrapper runs inside frontrun
+# The modules whose code runs inside frontrun's scheduler (this engine wrapper, the PCT
+# chooser): never traced, or frontrun would schedule its own calls.
+_UNTRACED = {str(Path(__file__).resolve()), str(Path(__file__).resolve().with_name("pct.py"))}
+
+
+@contextmanager
+def untraced():
+    """Keep frontrun's opcode tracing out of :data:`_UNTRACED` (frontrun's default filter
+    otherwise, its answers memoized per file name: it is asked at every call of every
+    function). Restores the filter on exit."""
+    from frontrun import _tracing
+
+    class _Filter(_tracing.TraceFilter):
+        def __init__(self) -> None:
+            super().__init__()
+            self._seen: dict[str, bool] = dict.fromkeys(_UNTRACED, False)
+
+        def should_trace_file(self, filename: str) -> bool:
+            seen = self._seen.get(filename)
+            if seen is None:
+                seen = self._seen[filename] = super().should_trace_file(filename)
+            return seen
+
+    before = _tracing.get_active_trace_filter()
+    _tracing.set_active_trace_filter(_Filter())
+    try:
+        yield
+    finally:
+        _tracing.set_active_trace_filter(None if before is _tracing._DEFAULT_FILTER else before)
 
 
 KEEP_INSTRUCTIONS = True
@@ -207,22 +235,7 @@ def _engine_wrapped(limit, budget, on_run):
     be scheduled inside frontrun's own engine calls and deadlock. Only this file: leaving the
     scenarios' bookkeeping untraced too was faster but made frontrun miss interleavings (the
     late lost update of tests/test_explore.py went unfound). Restores both on exit."""
-    from frontrun import _tracing
     from frontrun._dpor_runtime import explore as driver
-
-    class _Filter(_tracing.TraceFilter):
-        """frontrun's default filter, without this file, its answers memoized per file name
-        (it is asked at every call of every function)."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self._seen: dict[str, bool] = {_SELF: False}
-
-        def should_trace_file(self, filename: str) -> bool:
-            seen = self._seen.get(filename)
-            if seen is None:
-                seen = self._seen[filename] = super().should_trace_file(filename)
-            return seen
 
     made: list[_Engine] = []
     original = driver.make_dpor_engine
@@ -232,18 +245,16 @@ def _engine_wrapped(limit, budget, on_run):
         made.append(_Engine(original(**kwargs), limit, budget, on_run))
         return made[-1]
 
-    before = _tracing.get_active_trace_filter()
     clear = driver.clear_instr_cache
     if KEEP_INSTRUCTIONS:
         driver.clear_instr_cache = _keep
     driver.make_dpor_engine = make
-    _tracing.set_active_trace_filter(_Filter())
     try:
-        yield made
+        with untraced():
+            yield made
     finally:
         driver.make_dpor_engine = original
         driver.clear_instr_cache = clear
-        _tracing.set_active_trace_filter(None if before is _tracing._DEFAULT_FILTER else before)
 
 
 def _scenario(scenario: str | Scenario) -> Scenario:
