@@ -371,3 +371,28 @@ def test_the_command_prints_the_guarantee_and_the_seed(tmp_path, capsys):
 def test_a_randomized_search_that_finds_nothing_is_inconclusive(capsys):
     assert main(["explore", "monitor", "--scenario", "lost-update", "--random", "--runs", "3"]) == 3
     assert "INCONCLUSIVE" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------------------------
+# Outcome tables
+
+
+def test_the_outcome_table_of_the_lost_update(capsys):
+    from frontier.check import outcomes
+
+    rows, runs, cut = outcomes.tabulate("unsynchronized", "lost-update")
+    assert cut is None and sum(r.count for r in rows) == runs
+    by = {r.state: r for r in rows}
+    assert by["URLs out: {u1, u2}"].verdict == "ACCEPTABLE"
+    assert by["URLs out: {u1}"].verdict == "FORBIDDEN" and "u2" in by["URLs out: {u1}"].broken
+    assert by["URLs out: {u2}"].verdict == "FORBIDDEN"
+    assert main(["explore", "unsynchronized", "--scenario", "lost-update", "--outcomes"]) == 1
+    assert "FORBIDDEN   URLs out: {u1}" in capsys.readouterr().out
+
+
+def test_a_correct_frontier_has_only_acceptable_outcomes(capsys):
+    assert main(["explore", "monitor", "--scenario", "lost-update", "--outcomes",
+                 "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert [o["verdict"] for o in row["outcomes"]] == ["ACCEPTABLE"]
+    assert row["outcomes"][0]["count"] == row["interleavings"]

@@ -7,12 +7,15 @@ shown as a table and written as a trace file that ``--replay`` runs again byte f
                              [--max-interleavings N] [--full] [--out DIR] [--json]
     crawlab explore FRONTIER --pct [--depth D] [--runs N] [--seed S] [--scenario NAME]
     crawlab explore FRONTIER --random [--runs N] [--seed S] [--scenario NAME]
+    crawlab explore FRONTIER --outcomes [--scenario NAME] [--bound N]
     crawlab explore FRONTIER --replay FILE [--full]
 
 ``--pct`` schedules randomized runs by priorities with ``D - 1`` change points
 (:mod:`frontier.check.pct`) and prints the per-run lower bound of finding a bug of depth ``D``
 and the runs that give 95 %; ``--random`` walks uniformly at random (no guarantee). Each run's
 seed reproduces it; a randomized search that finds nothing is inconclusive (exit 3).
+``--outcomes`` runs every interleaving and tabulates the end states, jcstress style
+(:mod:`frontier.check.outcomes`): exit 1 if a FORBIDDEN one was reached.
 
 A violation is shown as its shortest counterexample (fewest preemptions, then fewest steps:
 :func:`frontier.check.explore.shortest_counterexample`), focused on the steps that touch state
@@ -69,6 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="--pct/--random: runs per scenario at most (default 100)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
                    help="--pct/--random: the seed of the first run (run i: S + i)")
+    p.add_argument("--outcomes", action="store_true",
+                   help="run every interleaving and tabulate the end states (ACCEPTABLE or "
+                        "FORBIDDEN, with counts)")
     p.add_argument("--full", action="store_true",
                    help="show every step of a violation, not only those on shared state")
     p.add_argument("--replay", type=Path, metavar="FILE",
@@ -116,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
         return _error("--pct and --random are two different schedulers: choose one")
     if args.pct or args.random:
         return _randomized(args, names)
+    if args.outcomes:
+        return _outcomes(args, names)
     import time
 
     from crawlers.cli.progress import Meter, recorded_count
@@ -218,3 +226,28 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
     if args.json:
         print(json.dumps(results, indent=1))
     return VIOLATED if "violated" in statuses else INCONCLUSIVE
+
+
+def _outcomes(args: argparse.Namespace, names: list[str]) -> int:
+    """``--outcomes``: the end states of every interleaving, one table per scenario."""
+    from frontier.check import outcomes
+
+    results, statuses = [], set()
+    for name in names:
+        rows, runs, cut = outcomes.tabulate(args.frontier, name, args.bound,
+                                            args.max_interleavings)
+        forbidden = any(r.verdict == "FORBIDDEN" for r in rows)
+        statuses.add("violated" if forbidden else "inconclusive" if cut else "holds")
+        results.append({"frontier": args.frontier, "scenario": name, "bound": args.bound,
+                        "interleavings": runs, "cut": cut,
+                        "outcomes": [r.__dict__ for r in rows]})
+        if not args.json:
+            scope = (f"the whole space within preemption bound {args.bound}" if cut is None
+                     else f"INCONCLUSIVE, {cut}")
+            print(f"{args.frontier}, scenario {name}: {runs} interleavings ({scope})\n"
+                  + outcomes.table(rows), flush=True)
+    if args.json:
+        print(json.dumps(results, indent=1))
+    if "violated" in statuses:
+        return VIOLATED
+    return INCONCLUSIVE if "inconclusive" in statuses else HOLDS

@@ -317,9 +317,10 @@ def explore(
 
 
 def _search(sc: Scenario, name: str, bound: int | None, cap: int | None,
-            budget: float | None, on_run, stop_on_first: bool = True):
+            budget: float | None, on_run, stop_on_first: bool = True, invariant=None):
     """One frontrun DPOR search of ``sc`` on ``name``: frontrun's result, and why the search
-    was cut short (``None``: it covered the bounded space or found a violation)."""
+    was cut short (``None``: it covered the bounded space or found a violation).
+    ``invariant`` (world -> bool) replaces the scenario's verdict."""
     frontrun, patch_locks, unpatch_locks = _frontrun()
     worlds: list[World] = []
     patch_locks()
@@ -328,7 +329,7 @@ def _search(sc: Scenario, name: str, bound: int | None, cap: int | None,
             result = frontrun.explore(
                 setup=_setup(sc, name, worlds),
                 workers=sc.workers(),
-                invariant=lambda w: verdict(sc, w) is None,
+                invariant=invariant or (lambda w: verdict(sc, w) is None),
                 preemption_bound=bound,
                 clock="virtual",
                 detect_io=False,

@@ -61,6 +61,7 @@ class World:
         )
         self.prefilled: list[str] = []
         self.logs: dict[str, list[tuple]] = {t: [] for t in threads}
+        self.drained: list[str] | None = None  # what _drain took out after the run
 
     def prefill(self, *pairs: tuple[str, float]) -> None:
         """Put URLs before any thread starts (from the setup, single-threaded)."""
@@ -154,8 +155,11 @@ def _accepted(world: World) -> list[str]:
 
 
 def _drain(world: World) -> list[str]:
-    """What is left, taken out single-threaded after the run (best first)."""
-    return list(world.frontier.get_many(1_000))
+    """What is left, taken out single-threaded after the run (best first); once per world
+    (a second call returns the same list)."""
+    if world.drained is None:
+        world.drained = list(world.frontier.get_many(1_000))
+    return world.drained
 
 
 def _exactly_once(went_in: list[str], came_out: list[str]) -> str | None:
