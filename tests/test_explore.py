@@ -282,7 +282,8 @@ def test_the_lost_update_prints_in_at_most_ten_focused_steps():
     folds = [r for r in rows if isinstance(r, trace.Fold)]
     assert folds and sum(f.count for f in folds) + len(shown) == len(trace.steps(out.events))
     assert "steps on its own data" in out.report()
-    assert "P1: 4 steps on its own data" in out.report()  # the per-thread stats set-up
+    assert "P1: 4 steps on its own data (1-4)" in out.report()  # the per-thread stats set-up
+    assert "\n|  step |" not in out.report() and "\n| step |" in out.report()
 
 
 def test_per_thread_state_is_not_shared_state():

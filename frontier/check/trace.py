@@ -139,7 +139,7 @@ def focus(rows: list[Step]) -> list[Step | Fold]:
 
 def table(rows: list[Step | Fold], threads: list[str]) -> str:
     """The rows as a text table, one column per thread (rendered by rich, no colour); a
-    :class:`Fold` is one cell, numbered by the steps it folds."""
+    :class:`Fold` is one cell naming the steps it folds."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -151,9 +151,10 @@ def table(rows: list[Step | Fold], threads: list[str]) -> str:
         t.add_column(name, overflow="fold")
     for r in rows:
         if isinstance(r, Fold):
-            number = str(r.first) if r.count == 1 else f"{r.first}-{r.first + r.count - 1}"
+            number = ""  # the cell says which steps (keeps the column as narrow as before)
+            which = str(r.first) if r.count == 1 else f"{r.first}-{r.first + r.count - 1}"
             step = "step" if r.count == 1 else "steps"
-            cell = f"{threads[r.thread]}: {r.count} {step} on its own data"
+            cell = f"{threads[r.thread]}: {r.count} {step} on its own data ({which})"
         else:
             number = str(r.number)
             cell = f"{r.where}\n{r.source}\n" + "; ".join(r.accesses)
