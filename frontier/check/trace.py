@@ -9,9 +9,10 @@ has not run yet when another thread takes over: it runs when its thread is next 
 events of one thread on one source line make one row, listing the shared state read and written.
 
 The *focused* view (:func:`focus`, the default) keeps only the steps that touch state the
-threads share -- an attribute of one object that two threads touch, one of them writing -- and
-folds each stretch of other steps into one line ("P1: 4 steps on its own data"): per-thread
-statistics, a ``threading.local``, reads of methods. Which object an event touched comes from
+threads share -- an attribute of one object that two threads touch, one of them writing -- or
+call a synchronization method (wait, notify, acquire ...), and folds each stretch of other
+steps into one line ("P1: 4 steps on its own data"): per-thread statistics, a
+``threading.local``, reads of other methods. Which object an event touched comes from
 the replay's recorder (labels in order of first touch, so the same on every replay).
 
 The report is plain text with no addresses, times or absolute paths, so replaying a trace file
@@ -122,13 +123,23 @@ def shared(rows: list[Step]) -> set[tuple[str, str]]:
     return {k for k in written if len(threads[k]) > 1}
 
 
+SYNC = frozenset({"wait", "wait_for", "wait_until", "sleep", "notify", "notify_all",
+                  "acquire", "release", "P", "V"})
+"""Methods whose call is a synchronization step (a thread falls asleep, wakes another, takes
+or gives a lock): shown by the focused view although they write nothing themselves."""
+
+
+def _syncs(r: Step) -> bool:
+    return any(a.startswith("read ") and a.rsplit(".", 1)[-1] in SYNC for a in r.accesses)
+
+
 def focus(rows: list[Step]) -> list[Step | Fold]:
-    """The rows that touch shared state (:func:`shared`), each other stretch of one thread's
-    rows folded into a :class:`Fold`."""
+    """The rows that touch shared state (:func:`shared`) or call a synchronization method
+    (:data:`SYNC`), each other stretch of one thread's rows folded into a :class:`Fold`."""
     keep = shared(rows)
     out: list[Step | Fold] = []
     for r in rows:
-        if any((label, attr) in keep for label, attr, _ in r.touches):
+        if _syncs(r) or any((label, attr) in keep for label, attr, _ in r.touches):
             out.append(r)
         elif out and isinstance(out[-1], Fold) and out[-1].thread == r.thread:
             out[-1].count += 1
@@ -174,8 +185,8 @@ def report(frontier: str, scenario: str, threads: list[str], invariant: str, eve
     if not full:
         shown = focus(rows)
         n = sum(isinstance(r, Step) for r in shown)
-        head += (f"{n} of {len(rows)} steps touch state the threads share; the others are "
-                 f"folded (--full shows every step)\n")
+        head += (f"{n} of {len(rows)} steps touch state the threads share or synchronize; the "
+                 f"others are folded (--full shows every step)\n")
         rows = shown
     verdict = f"broken: {broken}\n" if broken else "held on this interleaving\n"
     return head + table(rows, threads) + verdict
