@@ -198,8 +198,8 @@ def table_inc() -> None:
                      f"({sum((r['date'], r['commit']) == (date, commit) for r in rows)} rows)"
                      for date, commit in runs)
     lines += ["", f"*Source: measured* by ``docs/explore_results.py`` on {when} (preemption "
-              f"bound {first['bound']}, the whole bounded space; one run each, the counts do "
-              f"not vary between runs), {first['machine_cores']} cores, "
+              f"bound {first['bound']}, the whole bounded space; one run each; the counts do "
+              f"not vary between runs, but ``sliced``'s ``lost-wakeup`` by a few interleavings), {first['machine_cores']} cores, "
               f"{first['machine_implementation']} {first['machine_python']}.", ""]
     (OUT / "explore-table.inc").write_text("\n".join(lines))
 
