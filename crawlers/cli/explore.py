@@ -105,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
             return _error(str(exc))
         text = out.report(full=args.full)
         sys.stdout.write(text)
-        if text != data.get("full" if args.full else "report"):
+        expected = data.get("full" if args.full else "report")
+        if expected is not None and text != expected:
             print("crawlab explore: the replay differs from the trace file", file=sys.stderr)
         return HOLDS if out.holds else VIOLATED
     if args.scenario is not None:

@@ -99,6 +99,7 @@ class Outcome:
 
     spec: Scenario | None = field(default=None, repr=False)  # a scenario given as an object
     keys: dict = field(default_factory=dict, repr=False)  # event step -> object it touched
+    values: dict = field(default_factory=dict, repr=False)  # event step -> value after it
     preemptions: int | None = None  # a shortest counterexample's preemptions (None: not sought)
 
     @property
@@ -165,9 +166,16 @@ class _Engine:
         self._deadline = None if budget is None else time.monotonic() + budget
         self.runs = 0
         self.cut: str | None = None
+        self.schedules: list[list[int]] = []  # every interleaving run, as replayable schedules
+        self._execution = None
+
+    def begin_execution(self):
+        self._execution = self._real.begin_execution()
+        return self._execution
 
     def next_execution(self) -> bool:
         self.runs += 1
+        self.schedules.append(list(self._execution.schedule_trace))
         if self._on_run is not None:
             self._on_run(self.runs)
         more = self._real.next_execution()
@@ -316,8 +324,20 @@ def explore(
     return Outcome(name, sc.name, bound, True, result.num_explored, seconds=seconds, spec=sc)
 
 
+def every_schedule(name: str, scenario: str | Scenario, bound: int | None = DEFAULT_BOUND,
+                   cap: int | None = None) -> tuple[list[list[int]], str | None]:
+    """The schedule of every interleaving of the bounded space (each replays with
+    :func:`replay`), and why the search stopped early (``None``: it covered the space)."""
+    sc = _scenario(scenario)
+    engines: list[_Engine] = []
+    result, cut = _search(sc, name, bound, cap, None, None, stop_on_first=False,
+                          invariant=lambda w: True, engines=engines)
+    return engines[0].schedules if engines else [], cut
+
+
 def _search(sc: Scenario, name: str, bound: int | None, cap: int | None,
-            budget: float | None, on_run, stop_on_first: bool = True, invariant=None):
+            budget: float | None, on_run, stop_on_first: bool = True, invariant=None,
+            engines: list | None = None):
     """One frontrun DPOR search of ``sc`` on ``name``: frontrun's result, and why the search
     was cut short (``None``: it covered the bounded space or found a violation).
     ``invariant`` (world -> bool) replaces the scenario's verdict."""
@@ -338,6 +358,8 @@ def _search(sc: Scenario, name: str, bound: int | None, cap: int | None,
             )
     finally:
         unpatch_locks()
+    if engines is not None:
+        engines.extend(made)
     if result.property_holds is False:
         return result, None
     cut = made[0].cut if made else "frontrun did not start its engine"
@@ -401,6 +423,7 @@ def replay(name: str, scenario: str | Scenario, schedule: list[int]) -> Outcome:
     try:
         try:
             _replay_schedule(schedule, _setup(sc, name, worlds), sc.workers(), recorder)
+            recorder.settle()
             broken = verdict(sc, worlds[-1])
         except DeadlockError as exc:
             stuck = [t for t, log in worlds[-1].logs.items() if not log or log[-1][0] != "done"]
@@ -408,7 +431,8 @@ def replay(name: str, scenario: str | Scenario, schedule: list[int]) -> Outcome:
     finally:
         unpatch_locks()
     return Outcome(name, sc.name, None, broken is None, 1, broken, list(schedule),
-                   list(recorder.events), spec=sc, keys=dict(recorder.keys))
+                   list(recorder.events), spec=sc, keys=dict(recorder.keys),
+                   values=dict(recorder.values))
 
 
 def _keyed_recorder(base: type) -> type:
@@ -422,11 +446,29 @@ def _keyed_recorder(base: type) -> type:
         def __init__(self) -> None:
             super().__init__()
             self.keys: dict[int, str] = {}
+            self.values: dict[int, str] = {}  # event step -> the attribute's value after it
             self._labels: dict[int, str] = {}
             self._alive: list = []  # keeps labelled objects alive, so no id is reused
+            self._after: dict[int, list] = {}  # thread -> its events whose value is due
+
+        def settle(self, thread_id=None) -> None:
+            """Read the values after the events of ``thread_id`` (all threads: None). A
+            thread's event has run by its next record: the thread ran in between, alone."""
+            for t in [thread_id] if thread_id is not None else list(self._after):
+                for step, obj, attr in self._after.pop(t, []):
+                    try:
+                        value = getattr(obj, attr)
+                    except Exception:  # noqa: BLE001 - a value that cannot be read is left out
+                        continue
+                    if isinstance(value, (bool, int, float, str, type(None))):
+                        self.values[step] = repr(value)
+                    elif isinstance(value, (list, tuple)) and len(value) <= 8:
+                        self.values[step] = repr([v if isinstance(v, (int, str, type(None)))
+                                                  else type(v).__name__ for v in value])
 
         def record(self, thread_id, frame, opcode=None, access_type=None, attr_name=None,
                    obj=None, obj_type_name=None, call_chain=None):
+            self.settle(thread_id)
             n = len(self.events)
             super().record(thread_id, frame, opcode=opcode, access_type=access_type,
                            attr_name=attr_name, obj=obj, obj_type_name=obj_type_name,
@@ -438,5 +480,7 @@ def _keyed_recorder(base: type) -> type:
                 label = self._labels[id(obj)] = f"{type(obj).__name__}#{len(self._labels)}"
                 self._alive.append(obj)
             self.keys[self.events[-1].step_index] = label
+            self._after.setdefault(thread_id, []).append(
+                (self.events[-1].step_index, obj, attr_name))
 
     return Keyed

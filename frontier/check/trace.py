@@ -44,6 +44,7 @@ class Step:
     accesses: list[str]  # "read RingBuffer.count", "write RingBuffer.count"
     number: int = 0  # its place in the full table (1-based)
     touches: set = field(default_factory=set)  # (object label, attribute, "read"|"write")
+    events: list = field(default_factory=list)  # the replay's event steps merged in this row
 
 
 @dataclass
@@ -101,13 +102,15 @@ def steps(events: list, keys: dict | None = None) -> list[Step]:
         what = f"{ev.access_type} {ev.obj_type_name}.{ev.attr_name}"
         label = keys.get(getattr(ev, "step_index", None))
         touch = {(label, ev.attr_name, ev.access_type)} if label else set()
+        step = getattr(ev, "step_index", None)
         if rows and rows[-1].thread == ev.thread_id and rows[-1].where == where:
             if what not in rows[-1].accesses:
                 rows[-1].accesses.append(what)
             rows[-1].touches |= touch
+            rows[-1].events.append(step)
             continue
         source = linecache.getline(ev.filename, ev.lineno).strip()
-        rows.append(Step(ev.thread_id, where, source, [what], len(rows) + 1, touch))
+        rows.append(Step(ev.thread_id, where, source, [what], len(rows) + 1, touch, [step]))
     return rows
 
 
@@ -133,13 +136,27 @@ def _syncs(r: Step) -> bool:
     return any(a.startswith("read ") and a.rsplit(".", 1)[-1] in SYNC for a in r.accesses)
 
 
-def focus(rows: list[Step]) -> list[Step | Fold]:
+def kinds(keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Shared (object, attribute) pairs as (type, attribute): object labels (``Type#n``)
+    are numbered per run, types are the same in every run."""
+    return {(label.split("#", 1)[0], attr) for label, attr in keys}
+
+
+def focus(rows: list[Step], keep_kinds: set[tuple[str, str]] | None = None
+          ) -> list[Step | Fold]:
     """The rows that touch shared state (:func:`shared`) or call a synchronization method
-    (:data:`SYNC`), each other stretch of one thread's rows folded into a :class:`Fold`."""
+    (:data:`SYNC`), each other stretch of one thread's rows folded into a :class:`Fold`.
+    ``keep_kinds`` ((type, attribute) pairs, :func:`kinds`) replaces this run's shared state,
+    so that several runs are cut into the same steps."""
     keep = shared(rows)
     out: list[Step | Fold] = []
     for r in rows:
-        if _syncs(r) or any((label, attr) in keep for label, attr, _ in r.touches):
+        if keep_kinds is not None:
+            hit = any((label.split("#", 1)[0], attr) in keep_kinds
+                      for label, attr, _ in r.touches)
+        else:
+            hit = any((label, attr) in keep for label, attr, _ in r.touches)
+        if _syncs(r) or hit:
             out.append(r)
         elif out and isinstance(out[-1], Fold) and out[-1].thread == r.thread:
             out[-1].count += 1
@@ -209,7 +226,7 @@ def load(path: Path) -> dict:
         data = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"cannot read trace file {path}: {exc}") from None
-    keys = {"format", "frontier", "scenario", "schedule", "report"}
+    keys = {"format", "frontier", "scenario", "schedule"}  # "report": absent when exported
     if not isinstance(data, dict) or not keys <= set(data) or data["format"] != FORMAT:
         raise ValueError(f"{path} is not a crawlab explore trace file (format {FORMAT})")
     sched = data["schedule"]
