@@ -397,3 +397,36 @@ def test_a_correct_frontier_has_only_acceptable_outcomes(capsys):
     row = json.loads(capsys.readouterr().out)[0]
     assert [o["verdict"] for o in row["outcomes"]] == ["ACCEPTABLE"]
     assert row["outcomes"][0]["count"] == row["interleavings"]
+
+
+class _CountOutside(frontier.coarse.CoarseFrontier):
+    """``coarse`` counting its puts after it lets the lock go: two puts can count one."""
+
+    name = "test-count-outside"
+
+    def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
+        self._lock()
+        try:
+            self._storage.push(url, priority)
+            self._size += 1
+            self._added(1)
+        finally:
+            self._mutex.release()
+        self._stats.puts += 1
+
+
+def test_a_counter_updated_outside_a_lock_has_a_forbidden_outcome(monkeypatch):
+    """The end state shows the count, and a state reached both ways is two rows: the lost
+    count is a FORBIDDEN row beside the ACCEPTABLE ones, not merged into them."""
+    from frontier.check import outcomes
+
+    monkeypatch.setitem(frontier.contract._REGISTRY, _CountOutside.name, _CountOutside)
+    rows, runs, cut = outcomes.tabulate(_CountOutside.name, "counter")
+    assert cut is None and sum(r.count for r in rows) == runs
+    by = {(r.state, r.verdict): r for r in rows}
+    assert by["URLs out: {u1, u2}; stats.puts = 2", "ACCEPTABLE"].count >= 1
+    lost = by["URLs out: {u1, u2}; stats.puts = 1", "FORBIDDEN"]
+    assert lost.count >= 1 and "a count was lost" in lost.broken
+    rows, _, _ = outcomes.tabulate("coarse", "counter")
+    assert [(r.state, r.verdict) for r in rows] == [
+        ("URLs out: {u1, u2}; stats.puts = 2", "ACCEPTABLE")]

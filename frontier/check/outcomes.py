@@ -4,7 +4,8 @@ its end state, how many interleavings ended there, and whether the invariant acc
 The end state of a run is what a student can check by hand: the URLs that came out (taken by
 the threads, then drained), and which threads slept out their patience. Each distinct end state
 is one row: ``ACCEPTABLE`` if the scenario's invariant holds there, ``FORBIDDEN`` (with what
-broke) otherwise. The counts are interleavings of the DPOR search (each a class of equivalent
+broke) otherwise; an end state reached both ways (the invariant reads more than the state
+shown) is two rows. The counts are interleavings of the DPOR search (each a class of equivalent
 schedules), not frequencies on real hardware: a FORBIDDEN row with count 1 is as real as one
 with count 100.
 
@@ -30,11 +31,14 @@ class Row:
     broken: str | None
 
 
-def end_state(world: World) -> str:
-    """``URLs out: {u1, u2}`` (sorted, with repeats), then the threads that slept out."""
+def end_state(world: World, counted: bool = False) -> str:
+    """``URLs out: {u1, u2}`` (sorted, with repeats), the frontier's count of puts when
+    ``counted`` (the ``counter`` scenario), then the threads that slept out."""
     out = sorted(_took(world) + _drain(world))
     slept = [t for t, log in world.logs.items() if any(e[3] for e in log)]
     text = "URLs out: {" + ", ".join(out) + "}"
+    if counted:
+        text += f"; stats.puts = {world.frontier.stats.as_dict()['puts']}"
     return text + (f"; slept out: {', '.join(slept)}" if slept else "")
 
 
@@ -43,20 +47,17 @@ def tabulate(name: str, scenario: str | Scenario, bound: int | None = DEFAULT_BO
     """The rows (most frequent first), the interleavings run, and why the search stopped
     early (``None``: the whole bounded space)."""
     sc = _scenario(scenario)
-    seen: Counter = Counter()
-    broken: dict[str, str | None] = {}
+    seen: Counter = Counter()  # (end state, what broke or "") -> interleavings
 
     def record(world: World) -> bool:
         why = verdict(sc, world)  # drains first: end_state reads the same drained list
-        state = end_state(world)
-        seen[state] += 1
-        broken.setdefault(state, why)
+        seen[end_state(world, counted=sc.name == "counter"), why or ""] += 1
         return True
 
     result, cut = _search(sc, name, bound, cap, None, None, stop_on_first=False,
                           invariant=record)
-    rows = [Row(s, n, "FORBIDDEN" if broken[s] else "ACCEPTABLE", broken[s])
-            for s, n in sorted(seen.items(), key=lambda kv: (-kv[1], kv[0]))]
+    rows = [Row(s, n, "FORBIDDEN" if why else "ACCEPTABLE", why or None)
+            for (s, why), n in sorted(seen.items(), key=lambda kv: (-kv[1], kv[0]))]
     return rows, result.num_explored, cut
 
 
