@@ -13,6 +13,8 @@ import pytest
 
 pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
 
+import frontier  # noqa: E402
+import frontier.coarse  # noqa: E402
 from crawlers.cli import main  # noqa: E402
 from frontier.check import scenarios, trace  # noqa: E402
 from frontier.check.explore import explore, replay  # noqa: E402
@@ -86,13 +88,14 @@ def test_replay_prints_the_same_bytes_and_fails_the_same_way(name, scenario, tmp
 def test_holds_prints_the_count_and_the_bound(capsys):
     assert main(["explore", "monitor", "--scenario", "lost-update", "--bound", "2"]) == 0
     out = capsys.readouterr().out
-    assert "holds over" in out and "interleavings (preemption bound 2)" in out
+    assert "holds over" in out and "within preemption bound 2" in out
 
 
 def test_json_output(capsys):
     assert main(["explore", "coarse", "--scenario", "lost-update", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert rows[0]["holds"] is True and rows[0]["interleavings"] >= 1
+    assert rows[0]["holds"] is True and rows[0]["status"] == "holds"
+    assert rows[0]["interleavings"] >= 1
 
 
 @pytest.mark.parametrize("argv", [
@@ -101,11 +104,17 @@ def test_json_output(capsys):
     ["explore", "heap", "--scenario", "lost-wakeup-full"],
     ["explore", "monitor", "--bound", "-1"],
     ["explore", "monitor", "--out", "/no/such/dir"],
+    ["explore", "monitor", "--pct", "--random"],
+    ["explore", "monitor", "--budget", "-1"],
+    ["explore", "monitor", "--max-interleavings", "0"],
+    ["explore", "monitor", "--pct", "--depth", "0"],
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, capsys):
-    with pytest.raises(SystemExit) if "-1" in argv else _nothing():
+    try:
         status = main(argv)
-        assert status == 2
+    except SystemExit as exc:  # a flag argparse refuses
+        status = exc.code
+    assert status == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "error" in err
 
@@ -122,16 +131,300 @@ def test_a_bad_trace_file_is_one_line_and_exit_2(tmp_path, capsys):
     assert len(err) == 2 and all("error" in line for line in err)
 
 
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
 def test_every_scenario_applies_where_it_should():
     assert "order" in scenarios.applicable("heap")
     assert "order" not in scenarios.applicable("monitor")
     assert "lost-wakeup-full" in scenarios.applicable("semaphore")
     assert "lost-wakeup-full" not in scenarios.applicable("fine")
+
+
+# --------------------------------------------------------------------------------------------
+# Three outcomes: a search cut short is inconclusive, never "holds"
+
+NOISE = 60  # shared writes after the racy store: the lost update is found at interleaving 122
+
+
+class _LateLostUpdate(frontier.coarse.CoarseFrontier):
+    """A lost update that depth-first DPOR reaches late: ``put`` copies, appends and stores a
+    shared list without the lock (P1 reads, P2 stores, P1 stores its stale copy: P2's URL is
+    lost), then makes ``NOISE`` racing writes. The search reverses those later races first, one
+    interleaving or two each, before it reaches the preemption between the read and the store.
+    Drained by ``get_many`` (the lost-update scenario's check)."""
+
+    name = "test-late-lost-update"
+    bounded = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inbox: list[str] = []
+        self.noise = [0] * NOISE
+
+    def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
+        seen = list(self.inbox)
+        seen.append(url)
+        self.inbox = seen
+        for i in range(NOISE):
+            self.noise[i] += 1
+
+    def get_many(self, r: int) -> list[str]:
+        out, self.inbox = self.inbox[:r], self.inbox[r:]
+        return out
+
+
+@pytest.fixture
+def late(monkeypatch):
+    monkeypatch.setitem(frontier.contract._REGISTRY, _LateLostUpdate.name, _LateLostUpdate)
+    return _LateLostUpdate.name
+
+
+def test_a_bug_past_the_first_hundred_interleavings_is_found_by_the_whole_bound(late):
+    out = explore(late, "lost-update")
+    assert out.status == "violated" and not out.holds
+    assert out.interleavings > 100
+    assert "never came out (lost)" in out.broken
+
+
+@pytest.mark.parametrize("cut", [55, 100])
+def test_a_search_cut_before_the_bug_is_inconclusive_never_holds(late, cut):
+    out = explore(late, "lost-update", max_interleavings=cut)
+    assert out.status == "inconclusive"
+    assert out.holds is False and out.broken is None
+    assert out.interleavings == cut
+    assert f"max_interleavings={cut}" in out.reason
+
+
+def test_a_cut_that_falls_where_the_space_ends_is_holds():
+    whole = explore("monitor", "lost-update")
+    assert whole.status == "holds"
+    assert explore("monitor", "lost-update", max_interleavings=whole.interleavings).holds
+    short = explore("monitor", "lost-update", max_interleavings=whole.interleavings - 1)
+    assert short.status == "inconclusive"
+
+
+def test_a_spent_budget_is_inconclusive():
+    out = explore("monitor", "close", budget=0)
+    assert out.status == "inconclusive" and not out.holds
+    assert out.interleavings == 1 and "budget of 0 s" in out.reason
+
+
+def test_frontrun_inconclusive_verdict_is_inconclusive(monkeypatch):
+    """frontrun's own "could not conclude" (``property_holds is None``: a run timed out, a
+    budget expired before any run) is reported as inconclusive, with frontrun's reason."""
+    import frontrun
+    from frontrun.common import InterleavingResult
+
+    def gave_up(**kwargs):
+        return InterleavingResult(property_holds=None, num_explored=3,
+                                  inconclusive_reason="DPOR execution 3 timed out")
+
+    monkeypatch.setattr(frontrun, "explore", gave_up)
+    out = explore("monitor", "lost-update")
+    assert out.status == "inconclusive" and not out.holds
+    assert out.reason == "DPOR execution 3 timed out" and out.interleavings == 3
+
+
+def test_an_outcome_cannot_say_holds_and_inconclusive_at_once():
+    from frontier.check.explore import Outcome
+
+    with pytest.raises(ValueError):
+        Outcome("monitor", "close", 1, True, 5, status="inconclusive")
+    assert Outcome("monitor", "close", 1, False, 5).status == "inconclusive"
+
+
+def test_the_command_exits_3_and_never_prints_holds_when_cut(capsys):
+    argv = ["explore", "monitor", "--scenario", "close", "--max-interleavings", "5"]
+    assert main(argv) == 3
+    out = capsys.readouterr().out
+    assert "INCONCLUSIVE" in out and "holds over" not in out
+    assert main([*argv, "--json"]) == 3
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["status"] == "inconclusive" and row["holds"] is False
+
+
+def test_the_command_budget_stops_every_scenario(capsys):
+    assert main(["explore", "monitor", "--budget", "0", "--json"]) == 3
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["scenario"] for r in rows] == scenarios.applicable("monitor")
+    assert all(r["status"] == "inconclusive" for r in rows)
+
+
+def test_the_progress_meter_speaks_after_its_delay():
+    import io
+
+    from crawlers.cli.progress import Meter
+    from frontier.check.explore import Progress
+
+    buf = io.StringIO()
+    m = Meter("monitor, scenario close", 400, buf, after=2.0)
+    m(Progress(10, 1.0))
+    assert buf.getvalue() == ""
+    m(Progress(100, 2.5))
+    line = buf.getvalue()
+    assert "100 interleavings" in line and "40/s" in line and "25% of the 400" in line
+    m(Progress(500, 9.0))
+    assert "past the 400 recorded" in buf.getvalue().splitlines()[-1]
+
+
+# --------------------------------------------------------------------------------------------
+# The shortest counterexample, focused on the shared state
+
+
+def test_the_lost_update_prints_in_at_most_ten_focused_steps():
+    out = explore("unsynchronized", "lost-update", shortest=True)
+    rows = trace.focus(trace.steps(out.events, out.keys))
+    shown = [r for r in rows if isinstance(r, trace.Step)]
+    assert 4 <= len(shown) <= 10
+    # every step shown touches the ring buffer's shared count or tail; the rest is folded
+    assert all(any(a in ("RingBuffer.count", "RingBuffer.tail") for a in
+                   (x.split(" ", 1)[1] for x in r.accesses)) for r in shown)
+    folds = [r for r in rows if isinstance(r, trace.Fold)]
+    assert folds and sum(f.count for f in folds) + len(shown) == len(trace.steps(out.events))
+    assert "steps on its own data" in out.report()
+    assert "P1: 4 steps on its own data (1-4)" in out.report()  # the per-thread stats set-up
+    assert "\n|  step |" not in out.report() and "\n| step |" in out.report()
+
+
+def test_per_thread_state_is_not_shared_state():
+    """Each thread's FrontierStats has the same type and attributes: only the object labels
+    tell them apart (two threads writing `puts` of two objects is no sharing)."""
+    out = explore("unsynchronized", "lost-update")
+    keep = trace.shared(trace.steps(out.events, out.keys))
+    assert {attr for _, attr in keep} == {"count", "tail"}
+
+
+def test_the_full_view_keeps_every_step():
+    out = explore("unsynchronized", "lost-update")
+    full = out.report(full=True)
+    assert "own data" not in full
+    assert full.count("frontier/storage.py:50") == 3  # P1 reads, P2 reads and writes, P1 writes
+
+
+@pytest.mark.parametrize(("name", "scenario", "fewest"),
+                         [("unsynchronized", "lost-update", 1), ("tanenbaum", "lost-wakeup", 0)])
+def test_the_shortest_counterexample_has_the_fewest_preemptions(name, scenario, fewest):
+    from frontier.check.explore import shortest_counterexample
+
+    out = shortest_counterexample(name, scenario, 2)
+    assert out.preemptions == fewest and out.broken
+    first = explore(name, scenario, 2)
+    assert len(out.schedule) <= len(first.schedule)
+    again = replay(name, scenario, out.schedule)
+    assert again.broken == out.broken
+
+
+def test_replay_full_prints_the_full_table_again(tmp_path, capsys):
+    assert main(["explore", "unsynchronized", "--scenario", "lost-update", "--full",
+                 "--out", str(tmp_path)]) == 1
+    shown = capsys.readouterr().out
+    path = tmp_path / "explore-unsynchronized-lost-update.json"
+    saved = json.loads(path.read_text())
+    assert shown.startswith(saved["full"]) and saved["full"] != saved["report"]
+    assert main(["explore", "unsynchronized", "--replay", str(path), "--full"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == saved["full"] and captured.err == ""
+
+
+# --------------------------------------------------------------------------------------------
+# PCT: randomized priority-change scheduling, and its guarantee
+
+
+def test_the_pct_bound_and_the_runs_for_95_percent():
+    from frontier.check import pct
+
+    assert pct.lower_bound(2, 100, 1) == 0.5
+    assert pct.lower_bound(3, 10, 3) == 1 / 300
+    p = pct.lower_bound(2, 120, 2)
+    r = pct.runs_for(p)
+    assert 1 - (1 - p) ** r >= 0.95 > 1 - (1 - p) ** (r - 1)
+
+
+def test_pct_needs_the_priority_change_to_lose_the_update():
+    """The lost update has depth 2: P1 must be overtaken between its read and its write of
+    count, one priority change. Without it (depth 1) a run never breaks; with it, some run in
+    100 does, and its seed gives the very same run again, which replays."""
+    from frontier.check import pct
+
+    held, _ = pct.search("unsynchronized", "lost-update", depth=1, runs=12)
+    assert len(held) == 12 and not any(r.broken for r in held)
+    runs, k = pct.search("unsynchronized", "lost-update", depth=2, runs=100)
+    found = runs[-1]
+    assert found.broken and "lost" in found.broken and k > 50
+    again = pct.run("unsynchronized", "lost-update", depth=2, k=k, seed=found.seed)
+    assert again.schedule == found.schedule and again.broken == found.broken
+    assert replay("unsynchronized", "lost-update", found.schedule).broken == found.broken
+
+
+def test_the_command_prints_the_guarantee_and_the_seed(tmp_path, capsys):
+    argv = ["explore", "unsynchronized", "--scenario", "lost-update", "--pct", "--out",
+            str(tmp_path)]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "1/(n*k^(d-1))" in out and "runs give 95%" in out
+    seed = int(out.split("(seed ")[1].split(";")[0])
+    assert main([*argv, "--seed", str(seed), "--runs", "1", "--json"]) == 1
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["seed"] == seed and row["runs"] == 1 and row["status"] == "violated"
+    assert main(["explore", "unsynchronized", "--replay", row["trace"]]) == 1
+
+
+def test_a_randomized_search_that_finds_nothing_is_inconclusive(capsys):
+    assert main(["explore", "monitor", "--scenario", "lost-update", "--random", "--runs", "3"]) == 3
+    assert "INCONCLUSIVE" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------------------------
+# Outcome tables
+
+
+def test_the_outcome_table_of_the_lost_update(capsys):
+    from frontier.check import outcomes
+
+    rows, runs, cut = outcomes.tabulate("unsynchronized", "lost-update")
+    assert cut is None and sum(r.count for r in rows) == runs
+    by = {r.state: r for r in rows}
+    assert by["URLs out: {u1, u2}"].verdict == "ACCEPTABLE"
+    assert by["URLs out: {u1}"].verdict == "FORBIDDEN" and "u2" in by["URLs out: {u1}"].broken
+    assert by["URLs out: {u2}"].verdict == "FORBIDDEN"
+    assert main(["explore", "unsynchronized", "--scenario", "lost-update", "--outcomes"]) == 1
+    assert "FORBIDDEN   URLs out: {u1}" in capsys.readouterr().out
+
+
+def test_a_correct_frontier_has_only_acceptable_outcomes(capsys):
+    assert main(["explore", "monitor", "--scenario", "lost-update", "--outcomes",
+                 "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert [o["verdict"] for o in row["outcomes"]] == ["ACCEPTABLE"]
+    assert row["outcomes"][0]["count"] == row["interleavings"]
+
+
+class _CountOutside(frontier.coarse.CoarseFrontier):
+    """``coarse`` counting its puts after it lets the lock go: two puts can count one."""
+
+    name = "test-count-outside"
+
+    def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
+        self._lock()
+        try:
+            self._storage.push(url, priority)
+            self._size += 1
+            self._added(1)
+        finally:
+            self._mutex.release()
+        self._stats.puts += 1
+
+
+def test_a_counter_updated_outside_a_lock_has_a_forbidden_outcome(monkeypatch):
+    """The end state shows the count, and a state reached both ways is two rows: the lost
+    count is a FORBIDDEN row beside the ACCEPTABLE ones, not merged into them."""
+    from frontier.check import outcomes
+
+    monkeypatch.setitem(frontier.contract._REGISTRY, _CountOutside.name, _CountOutside)
+    rows, runs, cut = outcomes.tabulate(_CountOutside.name, "counter")
+    assert cut is None and sum(r.count for r in rows) == runs
+    by = {(r.state, r.verdict): r for r in rows}
+    assert by["URLs out: {u1, u2}; stats.puts = 2", "ACCEPTABLE"].count >= 1
+    lost = by["URLs out: {u1, u2}; stats.puts = 1", "FORBIDDEN"]
+    assert lost.count >= 1 and "a count was lost" in lost.broken
+    rows, _, _ = outcomes.tabulate("coarse", "counter")
+    assert [(r.state, r.verdict) for r in rows] == [
+        ("URLs out: {u1, u2}; stats.puts = 2", "ACCEPTABLE")]

@@ -3,11 +3,29 @@ shown as a table and written as a trace file that ``--replay`` runs again byte f
 
 ::
 
-    crawlab explore FRONTIER [--scenario NAME] [--bound N] [--out DIR] [--json]
-    crawlab explore FRONTIER --replay FILE
+    crawlab explore FRONTIER [--scenario NAME] [--bound N] [--budget SECONDS]
+                             [--max-interleavings N] [--full] [--out DIR] [--json]
+    crawlab explore FRONTIER --pct [--depth D] [--runs N] [--seed S] [--scenario NAME]
+    crawlab explore FRONTIER --random [--runs N] [--seed S] [--scenario NAME]
+    crawlab explore FRONTIER --outcomes [--scenario NAME] [--bound N]
+    crawlab explore FRONTIER --replay FILE [--full]
 
-Exit status: 0 every scenario holds, 1 one was violated, 2 bad input (one line on stderr).
-The engine is :mod:`frontier.check.explore`.
+``--pct`` schedules randomized runs by priorities with ``D - 1`` change points
+(:mod:`frontier.check.pct`) and prints the per-run lower bound of finding a bug of depth ``D``
+and the runs that give 95 %; ``--random`` walks uniformly at random (no guarantee). Each run's
+seed reproduces it; a randomized search that finds nothing is inconclusive (exit 3).
+``--outcomes`` runs every interleaving and tabulates the end states, jcstress style
+(:mod:`frontier.check.outcomes`): exit 1 if a FORBIDDEN one was reached.
+
+A violation is shown as its shortest counterexample (fewest preemptions, then fewest steps:
+:func:`frontier.check.explore.shortest_counterexample`), focused on the steps that touch state
+the threads share (``--full``: every step).
+
+Exit status: 0 every scenario holds (its whole bounded space explored), 1 one was violated,
+2 bad input (one line on stderr), 3 inconclusive: no violation, but some scenario's search
+stopped at ``--budget`` or ``--max-interleavings`` before covering its space. A run that lasts
+over :data:`~crawlers.cli.progress.AFTER` seconds shows a progress meter on stderr
+(:mod:`crawlers.cli.progress`). The engine is :mod:`frontier.check.explore`.
 """
 
 from __future__ import annotations
@@ -17,13 +35,13 @@ import json
 import sys
 from pathlib import Path
 
-from crawlers.args import non_negative_int
+from crawlers.args import non_negative, non_negative_int, positive_int
 
 __all__ = ["HELP", "add_arguments", "run"]
 
 HELP = "explore a frontier's interleavings (DPOR) and replay a violation"
 
-HOLDS, VIOLATED, BAD_INPUT = 0, 1, 2
+HOLDS, VIOLATED, BAD_INPUT, INCONCLUSIVE = 0, 1, 2, 3
 
 
 def _error(message: str) -> int:
@@ -39,6 +57,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenario", help="one scenario (default: every one that applies)")
     p.add_argument("--bound", type=non_negative_int, default=DEFAULT_BOUND,
                    help=f"preemptions per interleaving (default {DEFAULT_BOUND})")
+    p.add_argument("--budget", type=non_negative, metavar="SECONDS",
+                   help="stop after this many seconds in all (the result is then inconclusive, "
+                        "exit 3, unless a violation was found)")
+    p.add_argument("--max-interleavings", type=positive_int, metavar="N",
+                   help="stop each scenario after N interleavings (inconclusive, exit 3)")
+    p.add_argument("--pct", action="store_true",
+                   help="randomized priority-change scheduling (PCT) instead of DPOR")
+    p.add_argument("--random", action="store_true",
+                   help="uniformly random scheduling instead of DPOR (a baseline for --pct)")
+    p.add_argument("--depth", type=positive_int, default=2, metavar="D",
+                   help="--pct: the bug depth sought, D - 1 priority changes (default 2)")
+    p.add_argument("--runs", type=positive_int, default=100, metavar="N",
+                   help="--pct/--random: runs per scenario at most (default 100)")
+    p.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
+                   help="--pct/--random: the seed of the first run (run i: S + i)")
+    p.add_argument("--outcomes", action="store_true",
+                   help="run every interleaving and tabulate the end states (ACCEPTABLE or "
+                        "FORBIDDEN, with counts)")
+    p.add_argument("--full", action="store_true",
+                   help="show every step of a violation, not only those on shared state")
     p.add_argument("--replay", type=Path, metavar="FILE",
                    help="run exactly the interleaving of this trace file again")
     p.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
@@ -65,9 +103,10 @@ def run(args: argparse.Namespace) -> int:
             out = replay(args.frontier, sc.name, data["schedule"])
         except ExploreError as exc:
             return _error(str(exc))
-        text = out.report()
+        text = out.report(full=args.full)
         sys.stdout.write(text)
-        if text != data["report"]:
+        expected = data.get("full" if args.full else "report")
+        if expected is not None and text != expected:
             print("crawlab explore: the replay differs from the trace file", file=sys.stderr)
         return HOLDS if out.holds else VIOLATED
     if args.scenario is not None:
@@ -80,31 +119,136 @@ def run(args: argparse.Namespace) -> int:
         names = scenarios.applicable(args.frontier)
     if not args.out.is_dir():
         return _error(f"--out {args.out} is not a directory")
-    results, status = [], HOLDS
+    if args.pct and args.random:
+        return _error("--pct and --random are two different schedulers: choose one")
+    if args.pct or args.random:
+        return _randomized(args, names)
+    if args.outcomes:
+        return _outcomes(args, names)
+    import time
+
+    from crawlers.cli.progress import Meter, recorded_count
+
+    deadline = None if args.budget is None else time.monotonic() + args.budget
+    results, statuses = [], set()
     for name in names:
         sc = scenarios.get(name)
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        meter = Meter(f"{args.frontier}, scenario {name}",
+                      recorded_count(args.frontier, name, args.bound), sys.stderr)
         try:
-            out = explore(args.frontier, name, args.bound)
+            out = explore(args.frontier, name, args.bound, budget=left,
+                          max_interleavings=args.max_interleavings, progress=meter,
+                          shortest=True)
         except ExploreError as exc:
             return _error(str(exc))
+        finally:
+            meter.close()
+        statuses.add(out.status)
         row = {"frontier": args.frontier, "scenario": name, "bound": args.bound,
-               "holds": out.holds, "interleavings": out.interleavings, "broken": out.broken}
-        if out.holds:
+               "status": out.status, "holds": out.holds, "interleavings": out.interleavings,
+               "broken": out.broken, "reason": out.reason, "seconds": round(out.seconds, 2)}
+        if out.status == "holds":
             line = (f"{args.frontier}, scenario {name}: holds over {out.interleavings} "
-                    f"interleavings (preemption bound {args.bound}): {sc.invariant}")
+                    f"interleavings, the whole space within preemption bound {args.bound}: "
+                    f"{sc.invariant}")
+        elif out.status == "inconclusive":
+            line = (f"{args.frontier}, scenario {name}: INCONCLUSIVE: {out.reason}; "
+                    f"{out.interleavings} interleavings run (preemption bound {args.bound}), "
+                    f"none broken, but not the whole space: this is not \"holds\"")
         else:
-            status = VIOLATED
-            text = out.report()
+            text, full = out.report(), out.report(full=True)
             path = args.out / f"explore-{args.frontier}-{name}.json"
             trace.save(path, frontier=args.frontier, scenario=name, bound=args.bound,
-                       schedule=out.schedule, report_text=text)
+                       schedule=out.schedule, report_text=text, full_text=full)
             row["trace"] = str(path)
-            line = (text + f"VIOLATED after {out.interleavings} interleavings (preemption bound "
-                    f"{args.bound}); trace written to {path}; replay it with: crawlab explore "
-                    f"{args.frontier} --replay {path}")
+            row["preemptions"] = out.preemptions
+            line = ((full if args.full else text)
+                    + f"VIOLATED: found after {out.interleavings} interleavings (preemption bound "
+                    f"{args.bound}); shown: a shortest counterexample, {out.preemptions} "
+                    f"preemption(s), {len(out.schedule)} scheduling steps; trace written to "
+                    f"{path}; replay it with: crawlab explore {args.frontier} --replay {path}")
         results.append(row)
         if not args.json:
             print(line, flush=True)
     if args.json:
         print(json.dumps(results, indent=1))
-    return status
+    if "violated" in statuses:
+        return VIOLATED
+    return INCONCLUSIVE if "inconclusive" in statuses else HOLDS
+
+
+def _randomized(args: argparse.Namespace, names: list[str]) -> int:
+    """``--pct`` / ``--random``: up to ``--runs`` runs per scenario, seeds from ``--seed``."""
+    from frontier.check import pct, scenarios, trace
+    from frontier.check.explore import replay
+
+    strategy = "pct" if args.pct else "random"
+    results, statuses = [], set()
+    for name in names:
+        sc = scenarios.get(name)
+        runs, k = pct.search(args.frontier, name, strategy=strategy, depth=args.depth,
+                             runs=args.runs, seed=args.seed)
+        n = len(sc.thread_names)
+        head = f"{args.frontier}, scenario {name}: {strategy.upper()}, {n} threads, k = {k} steps"
+        row = {"frontier": args.frontier, "scenario": name, "strategy": strategy,
+               "threads": n, "k": k, "runs": len(runs), "first_seed": args.seed}
+        if strategy == "pct":
+            p = pct.lower_bound(n, k, args.depth)
+            need = pct.runs_for(p)
+            head += (f", depth {args.depth}: each run finds a bug of depth {args.depth} with "
+                     f"probability at least 1/(n*k^(d-1)) = {p:.3g}; {need} runs give 95%")
+            row.update(depth=args.depth, lower_bound=p, runs_for_95=need)
+        last = runs[-1]
+        if last.broken:
+            statuses.add("violated")
+            out = replay(args.frontier, name, last.schedule)
+            path = args.out / f"explore-{args.frontier}-{name}.json"
+            trace.save(path, frontier=args.frontier, scenario=name, bound=None,
+                       schedule=last.schedule, report_text=out.report(),
+                       full_text=out.report(full=True))
+            again = f"--{strategy} --seed {last.seed} --runs 1"
+            if strategy == "pct":
+                again = f"--pct --depth {args.depth} --seed {last.seed} --runs 1"
+            line = (out.report(full=args.full) + head + f"\nVIOLATED by run {len(runs)} "
+                    f"(seed {last.seed}; seeds {args.seed}..{last.seed - 1} held): {last.broken}; "
+                    f"the same run again: crawlab explore {args.frontier} --scenario {name} "
+                    f"{again}; trace written to {path}")
+            row.update(status="violated", seed=last.seed, broken=last.broken, trace=str(path))
+        else:
+            statuses.add("inconclusive")
+            line = (head + f"\nINCONCLUSIVE: {len(runs)} runs (seeds {args.seed}.."
+                    f"{args.seed + len(runs) - 1}) held; a randomized search never shows that "
+                    f"a property holds")
+            row.update(status="inconclusive")
+        results.append(row)
+        if not args.json:
+            print(line, flush=True)
+    if args.json:
+        print(json.dumps(results, indent=1))
+    return VIOLATED if "violated" in statuses else INCONCLUSIVE
+
+
+def _outcomes(args: argparse.Namespace, names: list[str]) -> int:
+    """``--outcomes``: the end states of every interleaving, one table per scenario."""
+    from frontier.check import outcomes
+
+    results, statuses = [], set()
+    for name in names:
+        rows, runs, cut = outcomes.tabulate(args.frontier, name, args.bound,
+                                            args.max_interleavings)
+        forbidden = any(r.verdict == "FORBIDDEN" for r in rows)
+        statuses.add("violated" if forbidden else "inconclusive" if cut else "holds")
+        results.append({"frontier": args.frontier, "scenario": name, "bound": args.bound,
+                        "interleavings": runs, "cut": cut,
+                        "outcomes": [r.__dict__ for r in rows]})
+        if not args.json:
+            scope = (f"the whole space within preemption bound {args.bound}" if cut is None
+                     else f"INCONCLUSIVE, {cut}")
+            print(f"{args.frontier}, scenario {name}: {runs} interleavings ({scope})\n"
+                  + outcomes.table(rows), flush=True)
+    if args.json:
+        print(json.dumps(results, indent=1))
+    if "violated" in statuses:
+        return VIOLATED
+    return INCONCLUSIVE if "inconclusive" in statuses else HOLDS

@@ -8,6 +8,13 @@ has not run yet when another thread takes over: it runs when its thread is next 
 :func:`steps` moves it there, so the table reads in the order things happened. Consecutive
 events of one thread on one source line make one row, listing the shared state read and written.
 
+The *focused* view (:func:`focus`, the default) keeps only the steps that touch state the
+threads share -- an attribute of one object that two threads touch, one of them writing -- or
+call a synchronization method (wait, notify, acquire ...), and folds each stretch of other
+steps into one line ("P1: 4 steps on its own data"): per-thread statistics, a
+``threading.local``, reads of other methods. Which object an event touched comes from
+the replay's recorder (labels in order of first touch, so the same on every replay).
+
 The report is plain text with no addresses, times or absolute paths, so replaying a trace file
 prints the very same bytes.
 """
@@ -17,14 +24,14 @@ from __future__ import annotations
 import io
 import json
 import linecache
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Step", "load", "report", "save", "steps", "table"]
+__all__ = ["Fold", "Step", "focus", "load", "report", "save", "steps", "table"]
 
 _ROOT = Path(__file__).resolve().parent.parent.parent  # the directory holding ``frontier``
 _OWN = Path(__file__).resolve().parent  # frontier/check: the scenarios' own bookkeeping
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass
@@ -35,6 +42,18 @@ class Step:
     where: str  # "frontier/storage.py:50"
     source: str  # the line's code
     accesses: list[str]  # "read RingBuffer.count", "write RingBuffer.count"
+    number: int = 0  # its place in the full table (1-based)
+    touches: set = field(default_factory=set)  # (object label, attribute, "read"|"write")
+    events: list = field(default_factory=list)  # the replay's event steps merged in this row
+
+
+@dataclass
+class Fold:
+    """Consecutive steps of one thread on state no other thread touches, shown as one line."""
+
+    thread: int
+    first: int  # number of the first step folded
+    count: int
 
 
 def _where(filename: str) -> str | None:
@@ -69,8 +88,9 @@ def _executed_order(events: list) -> list:
     return out
 
 
-def steps(events: list) -> list[Step]:
-    """Rows of the table from a replay's events."""
+def steps(events: list, keys: dict | None = None) -> list[Step]:
+    """Rows of the table from a replay's events (``keys``: event step -> object label)."""
+    keys = keys or {}
     rows: list[Step] = []
     for ev in _executed_order(events):
         if ev.access_type is None:
@@ -80,17 +100,74 @@ def steps(events: list) -> list[Step]:
             continue
         where = f"{where}:{ev.lineno}"
         what = f"{ev.access_type} {ev.obj_type_name}.{ev.attr_name}"
+        label = keys.get(getattr(ev, "step_index", None))
+        touch = {(label, ev.attr_name, ev.access_type)} if label else set()
+        step = getattr(ev, "step_index", None)
         if rows and rows[-1].thread == ev.thread_id and rows[-1].where == where:
             if what not in rows[-1].accesses:
                 rows[-1].accesses.append(what)
+            rows[-1].touches |= touch
+            rows[-1].events.append(step)
             continue
         source = linecache.getline(ev.filename, ev.lineno).strip()
-        rows.append(Step(ev.thread_id, where, source, [what]))
+        rows.append(Step(ev.thread_id, where, source, [what], len(rows) + 1, touch, [step]))
     return rows
 
 
-def table(rows: list[Step], threads: list[str]) -> str:
-    """The rows as a text table, one column per thread (rendered by rich, no colour)."""
+def shared(rows: list[Step]) -> set[tuple[str, str]]:
+    """The (object, attribute) pairs that two threads touch, one of them writing."""
+    threads: dict[tuple[str, str], set[int]] = {}
+    written: set[tuple[str, str]] = set()
+    for r in rows:
+        for label, attr, kind in r.touches:
+            threads.setdefault((label, attr), set()).add(r.thread)
+            if kind == "write":
+                written.add((label, attr))
+    return {k for k in written if len(threads[k]) > 1}
+
+
+SYNC = frozenset({"wait", "wait_for", "wait_until", "sleep", "notify", "notify_all",
+                  "acquire", "release", "P", "V"})
+"""Methods whose call is a synchronization step (a thread falls asleep, wakes another, takes
+or gives a lock): shown by the focused view although they write nothing themselves."""
+
+
+def _syncs(r: Step) -> bool:
+    return any(a.startswith("read ") and a.rsplit(".", 1)[-1] in SYNC for a in r.accesses)
+
+
+def kinds(keys: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Shared (object, attribute) pairs as (type, attribute): object labels (``Type#n``)
+    are numbered per run, types are the same in every run."""
+    return {(label.split("#", 1)[0], attr) for label, attr in keys}
+
+
+def focus(rows: list[Step], keep_kinds: set[tuple[str, str]] | None = None
+          ) -> list[Step | Fold]:
+    """The rows that touch shared state (:func:`shared`) or call a synchronization method
+    (:data:`SYNC`), each other stretch of one thread's rows folded into a :class:`Fold`.
+    ``keep_kinds`` ((type, attribute) pairs, :func:`kinds`) replaces this run's shared state,
+    so that several runs are cut into the same steps."""
+    keep = shared(rows)
+    out: list[Step | Fold] = []
+    for r in rows:
+        if keep_kinds is not None:
+            hit = any((label.split("#", 1)[0], attr) in keep_kinds
+                      for label, attr, _ in r.touches)
+        else:
+            hit = any((label, attr) in keep for label, attr, _ in r.touches)
+        if _syncs(r) or hit:
+            out.append(r)
+        elif out and isinstance(out[-1], Fold) and out[-1].thread == r.thread:
+            out[-1].count += 1
+        else:
+            out.append(Fold(r.thread, r.number, 1))
+    return out
+
+
+def table(rows: list[Step | Fold], threads: list[str]) -> str:
+    """The rows as a text table, one column per thread (rendered by rich, no colour); a
+    :class:`Fold` is one cell naming the steps it folds."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -100,9 +177,16 @@ def table(rows: list[Step], threads: list[str]) -> str:
     t.add_column("step", justify="right")
     for name in threads:
         t.add_column(name, overflow="fold")
-    for i, r in enumerate(rows, 1):
-        cell = f"{r.where}\n{r.source}\n" + "; ".join(r.accesses)
-        t.add_row(str(i), *[Text(cell) if k == r.thread else "" for k in range(len(threads))])
+    for r in rows:
+        if isinstance(r, Fold):
+            number = ""  # the cell says which steps (keeps the column as narrow as before)
+            which = str(r.first) if r.count == 1 else f"{r.first}-{r.first + r.count - 1}"
+            step = "step" if r.count == 1 else "steps"
+            cell = f"{threads[r.thread]}: {r.count} {step} on its own data ({which})"
+        else:
+            number = str(r.number)
+            cell = f"{r.where}\n{r.source}\n" + "; ".join(r.accesses)
+        t.add_row(number, *[Text(cell) if k == r.thread else "" for k in range(len(threads))])
     buf = io.StringIO()
     Console(file=buf, width=8 + 42 * len(threads), color_system=None, force_terminal=False,
             legacy_windows=False, soft_wrap=False).print(t)
@@ -110,18 +194,29 @@ def table(rows: list[Step], threads: list[str]) -> str:
 
 
 def report(frontier: str, scenario: str, threads: list[str], invariant: str, events: list,
-           broken: str | None) -> str:
-    """The full text shown for a violation (and printed again, identical, by a replay)."""
+           broken: str | None, *, keys: dict | None = None, full: bool = False) -> str:
+    """The text shown for a violation (and printed again, identical, by a replay): focused
+    (:func:`focus`) unless ``full``."""
+    rows = steps(events, keys)
     head = f"{frontier}, scenario {scenario}: {invariant}\n"
+    if not full:
+        shown = focus(rows)
+        n = sum(isinstance(r, Step) for r in shown)
+        head += (f"{n} of {len(rows)} steps touch state the threads share or synchronize; the "
+                 f"others are folded (--full shows every step)\n")
+        rows = shown
     verdict = f"broken: {broken}\n" if broken else "held on this interleaving\n"
-    return head + table(steps(events), threads) + verdict
+    return head + table(rows, threads) + verdict
 
 
 def save(path: Path, *, frontier: str, scenario: str, bound: int | None, schedule: list[int],
-         report_text: str) -> None:
-    """Write the trace file: what to replay, and the report the replay must print again."""
+         report_text: str, full_text: str | None = None) -> None:
+    """Write the trace file: what to replay, and the reports (focused and full) the replay
+    must print again."""
     data = {"format": FORMAT, "frontier": frontier, "scenario": scenario, "bound": bound,
             "schedule": schedule, "report": report_text}
+    if full_text is not None:
+        data["full"] = full_text
     path.write_text(json.dumps(data, indent=1) + "\n")
 
 
@@ -131,7 +226,7 @@ def load(path: Path) -> dict:
         data = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"cannot read trace file {path}: {exc}") from None
-    keys = {"format", "frontier", "scenario", "schedule", "report"}
+    keys = {"format", "frontier", "scenario", "schedule"}  # "report": absent when exported
     if not isinstance(data, dict) or not keys <= set(data) or data["format"] != FORMAT:
         raise ValueError(f"{path} is not a crawlab explore trace file (format {FORMAT})")
     sched = data["schedule"]

@@ -77,6 +77,10 @@ def test_explored(graded, scenario):
     except ExploreError as exc:
         pytest.fail(f"the exploration could not conclude ({exc}): inconclusive is not a pass",
                     pytrace=False)
+    if out.status == "inconclusive":
+        pytest.fail(f"the exploration could not conclude ({out.reason}, after "
+                    f"{out.interleavings} interleavings): inconclusive is not a pass",
+                    pytrace=False)
     if not out.holds:
         pytest.fail(f"{out.broken}\n{out.report()}", pytrace=False)
 

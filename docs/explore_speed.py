@@ -1,0 +1,149 @@
+"""Measure how long exploring every frontier's every scenario over the whole default bound takes:
+``docs/results/explore/speed.csv`` (one row per run of the whole set) and ``speed-pairs.csv``
+(one row per frontier and scenario), and the table the chapter "You are the scheduler" includes.
+
+Usage::
+
+    python docs/explore_speed.py [--jobs 1,2] [--base DIR] [--rounds N]
+
+Each run explores the whole set (the pairs of ``tests/test_frontier_explored.py``) in ``jobs``
+worker processes, longest scenarios first. ``--base DIR`` also times the explorer of another
+source tree (e.g. ``git archive COMMIT | tar -x -C DIR``), run in turn with this one, round
+after round, so that both see the same load on a shared machine: compare the ratios, not the
+seconds. The machine stamp and the load average before and after each run are recorded, and
+the CPU seconds the workers spent (summed over the pairs), which a busy machine changes less
+than the wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "results" / "explore"
+HEAVY = ("lost-wakeup", "lost-wakeup-full", "close")  # the three-thread scenarios, run first
+
+
+def _init(tree: str) -> None:
+    sys.path.insert(0, tree)
+
+
+def _pairs() -> list[tuple[str, str]]:
+    import frontier
+    from frontier.check.scenarios import applicable
+
+    pairs = [(n, s) for n in frontier.names() for s in applicable(n)]
+    return sorted(pairs, key=lambda p: p[1] not in HEAVY)
+
+
+def _one(pair: tuple[str, str]) -> dict:
+    import frontier.check.explore as ex
+
+    t, c = time.perf_counter(), time.process_time()
+    out = ex.explore(*pair)
+    status = getattr(out, "status", "holds" if out.holds else "violated")
+    return {"frontier": pair[0], "scenario": pair[1], "verdict": status,
+            "interleavings": out.interleavings, "seconds": round(time.perf_counter() - t, 2),
+            "cpu_seconds": round(time.process_time() - c, 2), "source_file": ex.__file__}
+
+
+def run_set(tree: Path, jobs: int) -> tuple[list[dict], float]:
+    """Explore every pair with the explorer of ``tree`` in ``jobs`` processes."""
+    ctx = get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init,
+                             initargs=(str(tree),)) as pool:
+        pairs = pool.submit(_pairs).result()
+        t = time.perf_counter()
+        rows = list(pool.map(_one, pairs))
+        wall = time.perf_counter() - t
+    for r in rows:
+        if not r.pop("source_file").startswith(str(tree)):
+            raise RuntimeError(f"the workers did not import the explorer from {tree}")
+    return rows, wall
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(ROOT))
+    from labs.harness import machine
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--jobs", default="1,2", help="comma-separated process counts (default 1,2)")
+    p.add_argument("--base", type=Path, help="another source tree to time alongside")
+    p.add_argument("--base-label", default="base", help="its name in the table")
+    p.add_argument("--rounds", type=int, default=1)
+    args = p.parse_args(argv)
+    jobs = [int(j) for j in args.jobs.split(",")]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=ROOT).stdout.strip()
+    variants = [("this commit", ROOT, j) for j in jobs]
+    if args.base is not None:
+        variants.insert(0, (args.base_label, args.base.resolve(), 1))
+    OUT.mkdir(parents=True, exist_ok=True)
+    runs, pairs = [], []
+    for rnd in range(1, args.rounds + 1):
+        for label, tree, j in variants:
+            before = machine()
+            rows, wall = run_set(tree, j)
+            stamp = {f"machine_{k}": v for k, v in machine().items()}
+            runs.append({"variant": label, "jobs": j, "round": rnd, "pairs": len(rows),
+                         "interleavings": sum(r["interleavings"] for r in rows),
+                         "wall_seconds": round(wall, 1),
+                         "cpu_seconds": round(sum(r["cpu_seconds"] for r in rows), 1),
+                         "not_holding": sum(r["verdict"] != "holds" for r in rows),
+                         "load_before": before["load_1min"], "source": "measured",
+                         "date": datetime.date.today().isoformat(), "commit": commit, **stamp})
+            pairs += [{"variant": label, "jobs": j, "round": rnd, **r} for r in rows]
+            print(f"{label} jobs={j} round {rnd}: {wall:.1f} s, "
+                  f"{runs[-1]['interleavings']} interleavings", flush=True)
+    for name, rows in (("speed.csv", runs), ("speed-pairs.csv", pairs)):
+        with open(OUT / name, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+    table_inc()
+    return 0
+
+
+def table_inc() -> None:
+    """``speed-table.inc``: one row per variant (medians over rounds), from ``speed.csv``."""
+    from statistics import median
+
+    with open(OUT / "speed.csv") as f:
+        runs = list(csv.DictReader(f))
+    keys = list(dict.fromkeys((r["variant"], r["jobs"]) for r in runs))
+    first = [r for r in runs if (r["variant"], r["jobs"]) == keys[0]]
+    ref = median(float(r["wall_seconds"]) for r in first)
+    lines = [".. list-table::", "   :header-rows: 1", "",
+             "   * - explorer", "     - processes", "     - pairs, interleavings",
+             "     - CPU seconds", "     - wall seconds", "     - wall, relative to the first row"]
+    for key in keys:
+        rs = [r for r in runs if (r["variant"], r["jobs"]) == key]
+        wall = median(float(r["wall_seconds"]) for r in rs)
+        cpu = median(float(r["cpu_seconds"]) for r in rs)
+        lines += [f"   * - {key[0]}", f"     - {key[1]}",
+                  f"     - {rs[0]['pairs']}, {rs[0]['interleavings']}",
+                  f"     - {cpu:.0f}", f"     - {wall:.0f}", f"     - {wall / ref:.2f}"]
+    r0 = runs[0]
+    loads = sorted(float(r["machine_load_1min"]) for r in runs)
+    lines += ["", f"*Source: measured* by ``docs/explore_speed.py`` on {r0['date']} at commit "
+              f"``{r0['commit']}``: every frontier-scenario pair of each tree (the later tree has "
+              f"the ``counter`` scenario too), whole bound (preemption bound 1), "
+              f"{len(runs) // len(keys)} round(s), the variants run in "
+              f"turn; {r0['machine_cores']} cores, {r0['machine_implementation']} "
+              f"{r0['machine_python']}, 1-minute load {loads[0]:g} to {loads[-1]:g} (the machine "
+              f"was shared with other work: read the ratios, not the seconds).", ""]
+    (OUT / "speed-table.inc").write_text("\n".join(lines))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    raise SystemExit(main())
