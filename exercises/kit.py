@@ -52,6 +52,7 @@ LEAVE_OUT = {
     "tests/test_grader_rules.py": "tests the grader's rules on the reference solutions",
     "tests/test_course.py": "checks the kit and the Gradescope zip against the solutions",
     "tests/test_batch.py": "checks batch grading on the reference solutions",
+    "tests/test_userclass.py": "runs the reference solutions through crawlab's commands",
 }
 
 

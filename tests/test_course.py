@@ -91,9 +91,11 @@ def leaks(folder: Path) -> list[tuple[str, str]]:
 
 # ---- the student kit ---------------------------------------------------------------------
 
-INSTRUCTOR_FOLDERS = ("docs/instructor/", "tests/autograder/cheats/", "tests/autograder/hidden/")
+INSTRUCTOR_FOLDERS = ("docs/instructor/", "tests/autograder/cheats/", "tests/autograder/wrong/",
+                      "tests/autograder/hidden/")
 INSTRUCTOR_TESTS = ("tests/test_exercises.py", "tests/test_autograder.py",
-                    "tests/test_grader_rules.py", "tests/test_course.py", "tests/test_batch.py")
+                    "tests/test_grader_rules.py", "tests/test_course.py", "tests/test_batch.py",
+                    "tests/test_userclass.py")
 # How a test names the instructor material it reads.
 READS_INSTRUCTOR = re.compile(r'"docs"\s*/\s*"instructor"|docs/instructor|"wrong"|'
                               r'autograder/wrong|"cheats"|autograder/cheats|"hidden"|'
