@@ -179,7 +179,19 @@ class GraderPolicy(_Generated):
                 "Dunder names allowed: " + ", ".join(f"``{d}``" for d in sorted(DUNDERS)) + "."]
 
 
+class KitLeaveOut(_Generated):
+    """``.. crawlab-kit-leave-out::``: what the student kit leaves out, and why
+    (exercises.kit.LEAVE_OUT)."""
+
+    def lines(self) -> list[str]:
+        from exercises.kit import LEAVE_OUT
+
+        rows = [["left out", "why"]] + [[f"``{path}``", why] for path, why in LEAVE_OUT.items()]
+        return _list_table(rows, "35 65")
+
+
 def _add_directives(app) -> None:
     app.add_directive("crawlab-grader-policy", GraderPolicy)
+    app.add_directive("crawlab-kit-leave-out", KitLeaveOut)
     app.add_directive("crawlab-limits", LimitsTable)
     app.add_directive("crawlab-hostile-web", HostileWebTable)
