@@ -30,6 +30,9 @@ OUT = RESULTS / "numbers.inc"
 # directives aside) and fails on any not listed here, for its page, with the reason it is not a
 # measurement of ours (a setting, a version, a paper's number, a goal).
 PAGES = {
+    "exercises/autograder.rst": {
+        "5%": "a setting: the noise's chance per bytecode (exercises.evidence.PUBLIC)",
+    },
     "instructor/answers.rst": {
         "0.1": "a setting (switch interval) and worked arithmetic",
         "99 %": "a model estimate: 20 ms of waiting against about 0.1 ms of Python a page",
@@ -50,7 +53,8 @@ PAGES = {
     "glossary.rst": {"3.13": "a Python version"},
     "index.rst": {"3.10": "a Python version"},
     "instructor/grading.rst": {"3.10": "a Python version"},
-    "scheduler.rst": {"0.05": "the default of --noise, a setting"},
+    "scheduler.rst": {"0.05": "the default of --noise, a setting",
+                      "95 %": "the confidence PCT's run count is computed for, a setting"},
     "handouts/crawl-quality.rst": {},
     "handouts/crawl-capacity.rst": {"0.8": "the threshold that defines the onset"},
     "handouts/bsp-failures.rst": {"10 %": "the paper's 'below 10 %'"},
