@@ -101,7 +101,10 @@ def main(argv: list[str] | None = None) -> int:
                          "not_holding": sum(r["verdict"] != "holds" for r in rows),
                          "load_before": before["load_1min"], "source": "measured",
                          "date": datetime.date.today().isoformat(), "commit": commit, **stamp})
-            pairs += [{"variant": label, "jobs": j, "round": rnd, **r} for r in rows]
+            provenance = {k: v for k, v in runs[-1].items()
+                          if k in ("source", "date", "commit") or k.startswith("machine_")}
+            pairs += [{"variant": label, "jobs": j, "round": rnd, **r, **provenance}
+                      for r in rows]
             print(f"{label} jobs={j} round {rnd}: {wall:.1f} s, "
                   f"{runs[-1]['interleavings']} interleavings", flush=True)
     for name, rows in (("speed.csv", runs), ("speed-pairs.csv", pairs)):

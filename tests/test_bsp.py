@@ -366,7 +366,9 @@ def test_out_survives_ctrl_c(tmp_path):
     report = json.loads(stdout)
     summary = json.loads((out / "summary.json").read_text())
     assert report["stopped_by"] == summary["stopped_by"] == "interrupted"
-    assert 20 <= len(_pages(out)) == summary["pages_fetched"] <= 520
+    # the 20 pages answered before the hold, less one fetch per robot (2 x 2) that Ctrl-C may
+    # cut while it reads its answer (a cut fetch is no page: it goes back to the frontier)
+    assert 20 - 4 <= len(_pages(out)) == summary["pages_fetched"] <= 520
 
 
 # -- the processes transport on its own -----------------------------------------------------

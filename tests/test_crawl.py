@@ -288,7 +288,9 @@ def test_out_survives_an_interrupted_run(tmp_path):
                 proc.wait(10)
     assert proc.returncode == 0, stderr
     lines = (out / "pages.jsonl").read_text().splitlines()
-    assert 40 <= len(lines) <= 540 and all(json.loads(line)["url"] for line in lines)
+    # the 40 pages answered before the hold, less one fetch per thread that the interrupt may
+    # cut while it reads its answer (a cut fetch is no page: a resumed crawl fetches it again)
+    assert 40 - 4 <= len(lines) <= 540 and all(json.loads(line)["url"] for line in lines)
     edges = (out / "edges.txt").read_text().splitlines()
     assert edges and all(len(e.split()) == 2 for e in edges)
     summary = json.loads((out / "summary.json").read_text())

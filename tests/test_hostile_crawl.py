@@ -21,6 +21,7 @@ from crawlers.page.policy import Policy
 from crawlers.web.server import WebServer
 from crawlers.web.webgen import generate
 from tests.hostileserver import HostileServer
+from tests.test_hostile_web import deep_markup_is_truncated
 
 CRAWLAB = [sys.executable, "-m", "crawlers"]
 GRACE = 2.0  # Policy().stop_grace, the default the CLI runs with
@@ -179,6 +180,8 @@ def test_a_crawl_of_the_trapped_web_ends_on_its_own_and_covers_every_ordinary_pa
                   "max_segment_repeats", "max_query_params", "max_query_length",
                   "max_pages_per_site", "retry_after_cap", "redirect_refused", "session_id",
                   "odd_host", "robots_max_bytes", "parse_truncated"):
+        if limit == "parse_truncated" and not deep_markup_is_truncated():
+            continue  # this libxml2 reads the deep page whole: nothing to count
         assert limits[limit] >= 1, (limit, limits)
     # every site's calendar ends at the page budget: 150 URLs a site besides its seed
     assert report["pages_fetched"] <= 3 * (150 + 1)

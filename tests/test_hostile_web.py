@@ -216,12 +216,28 @@ def test_a_50_mb_robots_txt_whose_rules_come_first_works(trapped):
     assert policy.counters.get("robots_unreachable_seconds") == 0
 
 
+def deep_markup_is_truncated() -> bool:
+    """Whether this lxml's libxml2 stops at a depth (2.14 does, past the 2048 levels we ask for;
+    2.9, which a source build of lxml may link, reads 100,000 levels whole)."""
+    from crawlers.page.extract import extract_lxml
+
+    body = b"<div>" * 100_000 + b'<a href="/z">z</a>' + b"</div>" * 100_000
+    return bool(extract_lxml(body, "http://127.0.0.1:1/").truncated)
+
+
 def test_markup_nested_too_deep_is_counted_with_the_links_before_it_kept(trapped):
+    """A link after 100,000 nested elements is never lost without a word: either the parser
+    reads it (libxml2 2.9) or the page is counted as truncated with the links before kept."""
     policy = Policy()
     with HttpFetcher(policy=policy) as f:
         result = f.fetch(trapped.site_urls[0] + "/trap/nested")
-    assert result.ok and result.links == [trapped.site_urls[0] + "/trap/"]
-    assert policy.counters.get("parse_truncated") == 1
+    before = trapped.site_urls[0] + "/trap/"
+    if deep_markup_is_truncated():
+        assert result.ok and result.links == [before]
+        assert policy.counters.get("parse_truncated") == 1
+    else:
+        assert result.ok and result.links == [before, before + "nested-end"]
+        assert policy.counters.get("parse_truncated") == 0
 
 
 def test_markup_nested_300_deep_keeps_every_link():
