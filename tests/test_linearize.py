@@ -11,7 +11,7 @@ import pytest
 import frontier
 from crawlers.cli import main
 from frontier import contract
-from frontier.check.linearize import Op, check, record, spec_of
+from frontier.check.linearize import DEFAULT_BUDGET, Op, check, record, spec_of
 
 
 def op(thread, kind, url, start, end, priority=0.0):
@@ -96,6 +96,8 @@ def test_recorded_histories_of_correct_frontiers_are_linearizable(name):
         h = record(name, seed=seed)
         assert len(h) == 120
         r = check(h, spec_of(name))
+        if r.undecided:  # the same history, searched further: a verdict, not a second draw
+            r = check(h, spec_of(name), budget=25 * DEFAULT_BUDGET)
         assert r.ok and not r.undecided, f"seed {seed}: {r.reason}"
 
 
