@@ -130,6 +130,7 @@ WRONG = {
     "close-notifies-one-getter": (
         "            self._not_empty.notify_all()\n", "            self._not_empty.notify()\n",
         "test_eight_by_eight_moves_every_url_exactly_once|"
+        "test_many_getters_on_an_empty_frontier_all_shut_down|"
         "test_wakes_every_sleeper[close-wakes-every-getter]"),
     "close-notifies-one-putter": (
         "            self._not_full.notify_all()\n", "            self._not_full.notify()\n",
