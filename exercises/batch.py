@@ -43,6 +43,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script (Gradescope's run_autograder): the course root
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from crawlers.args import EXIT_USAGE  # noqa: E402
 from exercises.policy import EXERCISES  # noqa: E402
 
 __all__ = ["TIMEOUT", "Children", "Run", "Stopped", "exercise_file", "find_submission",
@@ -55,7 +56,6 @@ GRADER = HERE / "grade.py"
 TIMEOUT = 600.0
 #: The columns of ``grades.csv``, in order.
 COLUMNS = ("student", "exercise", "verdict", "passed", "total", "seconds", "first_failure")
-EXIT_USAGE = 2
 
 
 class BatchError(ValueError):

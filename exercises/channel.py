@@ -22,7 +22,7 @@ import pytest
 _FD = int(os.environ.get("CRAWLAB_GRADE_FD", "-1"))
 _lock = threading.Lock()
 _phases: dict[str, list] = {}
-_current: list[str] = []
+_current: dict[str, str] = {}  # "id": the check running now
 TEXT_LIMIT = 6000  # characters of a failure's text sent to the judge
 
 
@@ -37,7 +37,7 @@ def _send(event: dict) -> None:
 def send_evidence(data: dict) -> None:
     """Hand ``data`` (what a check asked the submission and what it answered) to the judge,
     which checks it itself. Called by the judge's own checks, never by a submission."""
-    _send({"event": "evidence", "id": _current[-1] if _current else None, "data": data})
+    _send({"event": "evidence", "id": _current.get("id"), "data": data})
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -45,7 +45,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_runtest_logstart(nodeid: str, location: tuple) -> None:
-    _current.append(nodeid)
+    _current["id"] = nodeid
     _phases[nodeid] = []
     _send({"event": "start", "id": nodeid})
 

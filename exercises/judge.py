@@ -42,7 +42,7 @@ from exercises import evidence
 from exercises.policy import EXERCISES, HIDDEN, ROOT, Exercise
 from exercises.static import check_source
 
-__all__ = ["Check", "Grade", "GradingError", "grade", "isolation", "network_isolation"]
+__all__ = ["Check", "Grade", "GradingError", "grade", "isolation"]
 
 MEMORY = 3 << 30  # bytes of address space for the child
 FILE_SIZE = 64 << 20  # bytes the child may write to one file
@@ -134,11 +134,6 @@ def isolation() -> tuple[str, ...]:
     return ()
 
 
-def network_isolation() -> list[str]:
-    """The isolation prefix as a list (see :func:`isolation`)."""
-    return list(isolation())
-
-
 def _limit(cpu_seconds: int) -> None:
     """In the child, before exec: its own process group and its limits."""
     os.setsid()
@@ -171,7 +166,7 @@ def run_child(pytest_args: list[str], ex: Exercise, work: Path, *, seconds: floa
            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
            "CRAWLAB_GRADE_FD": str(write_end), "COLUMNS": "100"}
     env.update(extra_env or {})
-    cmd = [*network_isolation(), sys.executable, "-m", "pytest", "-p", "exercises.channel",
+    cmd = [*isolation(), sys.executable, "-m", "pytest", "-p", "exercises.channel",
            "-p", "no:cacheprovider", "-q", "--rootdir", str(ROOT), "-c",
            str(ROOT / "pyproject.toml"), *pytest_args]
     out_file = work / "child-output.txt"

@@ -103,15 +103,22 @@ def _common(world: World) -> str | None:
     return None
 
 
-def _counters(world: World) -> str | None:
-    """``stats.puts``/``stats.gets`` against what the threads saw (read before the drain)."""
-    stats = world.frontier.stats
+def _counts(world: World) -> tuple[int, int]:
+    """URLs that went in (prefilled, or a put that returned) and URLs handed out (by a get that
+    returned one, or a get_many), as the threads saw them."""
     accepted = len(world.prefilled) + sum(
         1 for _, op, _, o, _ in _entries(world) if op == "put" and o == "ok")
     taken = sum(1 for _, op, _, o, _ in _entries(world)
                 if op == "get" and o not in (None, "empty") and not str(o).startswith("raised"))
     taken += sum(len(o) for _, op, _, o, _ in _entries(world)
                  if op == "get_many" and isinstance(o, list))
+    return accepted, taken
+
+
+def _counters(world: World) -> str | None:
+    """``stats.puts``/``stats.gets`` against what the threads saw (read before the drain)."""
+    stats = world.frontier.stats
+    accepted, taken = _counts(world)
     if (stats.puts, stats.gets) != (accepted, taken):
         return (f"stats say puts={stats.puts}, gets={stats.gets} but the threads saw "
                 f"{accepted} puts and {taken} gets: a counter updated outside the lock lost "
@@ -120,10 +127,7 @@ def _counters(world: World) -> str | None:
 
 
 def _capacity(world: World) -> str | None:
-    accepted = len(world.prefilled) + sum(
-        1 for _, op, _, o, _ in _entries(world) if op == "put" and o == "ok")
-    taken = sum(1 for _, op, _, o, _ in _entries(world)
-                if op == "get" and o not in (None, "empty"))
+    accepted, taken = _counts(world)
     cap = world.frontier.capacity
     if accepted - taken > cap:
         return (f"{accepted - taken} URLs were inside at the end, capacity {cap}: a put "

@@ -196,10 +196,11 @@ def registered(tmp_path):
     added = []
 
     def load(which: str) -> str:
-        path = tmp_path / f"wrong_{which.replace('-', '_')}.py"
-        path.write_text(wrong_source(which))
+        """Register wrong solution ``which``, or the reference for ``"reference"``."""
+        path = tmp_path / f"graded_{which.replace('-', '_')}.py"
+        path.write_text(SOLUTION if which == "reference" else wrong_source(which))
         cls = load_object(f"{path}:BoundedFifo")
-        cls.name = f"wrong-{which}"
+        cls.name = f"wrong-{which}" if which != "reference" else "reference-ex1"
         frontier.register(cls)
         added.append(cls.name)
         return cls.name
@@ -228,22 +229,16 @@ def test_a_wrong_solution_fails_the_same_explored_schedule_ten_times_out_of_ten(
     assert len(reports) == 1
 
 
-def test_the_reference_holds_every_grader_scenario():
+def test_the_reference_holds_every_grader_scenario(registered):
     """The grader's scenarios are sound: the reference solution holds every one."""
     pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
-    import frontier
     from exercises.scenarios import SCENARIOS
     from frontier.check.explore import DEFAULT_BOUND, explore
 
-    cls = frontier.info(registered_reference())
-    try:
-        for sc in SCENARIOS.values():
-            out = explore(cls.name, sc, DEFAULT_BOUND)
-            assert out.holds, f"{sc.name}: {out.broken}"
-    finally:
-        from frontier.contract import _REGISTRY
-
-        _REGISTRY.pop(cls.name, None)
+    name = registered("reference")
+    for sc in SCENARIOS.values():
+        out = explore(name, sc, DEFAULT_BOUND)
+        assert out.holds, f"{sc.name}: {out.broken}"
 
 
 @pytest.mark.parametrize("exercise", list(EXERCISES))
@@ -259,36 +254,23 @@ def test_every_suite_of_the_policy_contributes_checks(exercise):
         assert any(i.split("::")[0].endswith(name) for i in ids), f"{name}: no check collected"
 
 
-def test_the_reference_keeps_every_property_of_the_judges_histories_ten_times():
+def test_the_reference_keeps_every_property_of_the_judges_histories_ten_times(registered):
     """The verifier is sound under real concurrency: the reference solution's logs of every
     plan, ten rounds, show nothing broken (a verifier that cries wolf would fail a correct
     student)."""
+    import inspect
+
     import frontier
     from exercises import evidence
 
-    name = registered_reference()
-    files = {str(SOLUTIONS / "ex1_bounded_fifo.py")}
-    try:
-        plans = evidence.make_plans("ten")
-        assert any(p.get("noise") for p in plans)
-        for _ in range(10):
-            for plan in plans:
-                data = evidence.execute(plan, lambda c: frontier.create(name, capacity=c), files)
-                assert evidence.verify(data, plans) == [], plan["id"]
-    finally:
-        from frontier.contract import _REGISTRY
-
-        _REGISTRY.pop(name, None)
-
-
-def registered_reference() -> str:
-    import frontier
-    from tests.conftest import load_object
-
-    cls = load_object(f"{SOLUTIONS / 'ex1_bounded_fifo.py'}:BoundedFifo")
-    cls.name = "reference-ex1"
-    frontier.register(cls)
-    return cls.name
+    name = registered("reference")
+    files = {inspect.getsourcefile(frontier.info(name))}
+    plans = evidence.make_plans("ten")
+    assert any(p.get("noise") for p in plans)
+    for _ in range(10):
+        for plan in plans:
+            data = evidence.execute(plan, lambda c: frontier.create(name, capacity=c), files)
+            assert evidence.verify(data, plans) == [], plan["id"]
 
 
 # -- wrong submissions written elsewhere (an adversarial reading of the grader) ---------------

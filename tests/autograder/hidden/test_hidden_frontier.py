@@ -6,24 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-import frontier
 from exercises import evidence
-from exercises.channel import send_evidence
-from tests.autograder.test_frontier_judge import (  # noqa: F401 (graded: a fixture)
-    _plans,
-    graded,
-    graded_files,
-)
-from tests.helpers import kind
+from tests.autograder.test_frontier_judge import graded, run_plan  # noqa: F401 (a fixture)
 
 
 @pytest.mark.parametrize("plan", [shape["id"] for shape in evidence.hidden_shapes()])
 def test_history(graded, plan):  # noqa: F811
-    plans = _plans()
-    data = evidence.execute(next(p for p in plans if p["id"] == plan),
-                            lambda c: frontier.create(graded, capacity=c),
-                            files=graded_files(graded))
-    send_evidence(data)
-    problems = evidence.verify(data, plans, bounded=kind(graded).bounded)
-    if problems:
-        pytest.fail("\n".join(problems[:5]), pytrace=False)
+    run_plan(graded, plan)
