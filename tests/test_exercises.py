@@ -84,6 +84,12 @@ def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
     assert rc == 2 and message in out and out.strip().count("\n") == 0, out
 
 
+def test_a_check_that_matches_nothing_is_one_line_and_exit_2():
+    rc, out = grade(SOLUTIONS, "ex4", "--check", "no_such_check")
+    assert rc == 2 and "has no check matching 'no_such_check'" in out, out
+    assert out.strip().count("\n") == 0 and "Traceback" not in out
+
+
 @pytest.mark.parametrize("content, message", [
     (None, "no file ex1_bounded_fifo.py"),
     ("class BoundedFifo(:\n", "SyntaxError"),
