@@ -301,6 +301,25 @@ def _thread_exceptions_fail_the_check(request: pytest.FixtureRequest):
                     f"{first.exc_type.__name__}: {first.exc_value}", pytrace=False)
 
 
+@pytest.fixture(autouse=True)
+def _signal_dispositions_are_left_as_found():
+    """A test that calls a command's main() in-process must leave the process's signal
+    dispositions as it found them. A SIGPIPE set back to its default kills the whole test run,
+    silently, the next time any later test writes to a socket whose peer has gone (CI stopped
+    with exit 141 in the middle of tests/test_journal.py that way)."""
+    import signal
+
+    names = [n for n in ("SIGPIPE", "SIGINT", "SIGTERM", "SIGUSR1") if hasattr(signal, n)]
+    before = {n: signal.getsignal(getattr(signal, n)) for n in names}
+    yield
+    changed = [n for n in names if signal.getsignal(getattr(signal, n)) is not before[n]]
+    for n in changed:
+        signal.signal(getattr(signal, n), before[n])
+    if changed:
+        pytest.fail(f"the test changed the disposition of {', '.join(changed)} and left it so",
+                    pytrace=False)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     item._threads_before = set(threading.enumerate())  # type: ignore[attr-defined]
