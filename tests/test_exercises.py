@@ -166,6 +166,13 @@ WRONG = {
         "                    return None\n                if not self._wait(self._not_empty, "
         "deadline):\n                    raise Empty\n                if not self._urls:\n"
         "                    return None\n", "test_explored[get-if]"),
+    "timeout-restarts-at-each-wake-up": (
+        "                if not self._wait(self._not_empty, deadline):\n"
+        "                    raise Empty\n",
+        "                if not self._not_empty.wait(timeout):\n"
+        "                    raise Empty\n"
+        "                self.stats.condition_waits += 1\n",
+        "test_timeouts_are_kept_across_spurious_wake_ups[get]"),
     "exception-in-a-thread": (
         "            url = self._urls.popleft()\n",
         "            url = self._urls[5] if len(self._urls) == 3 else self._urls.popleft()\n",

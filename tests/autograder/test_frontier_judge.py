@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import threading
 
 import pytest
 
@@ -168,6 +169,59 @@ def test_timeouts_are_kept(graded, timeout):
         waited = time.monotonic() - start
         assert waited >= timeout - 0.001, (
             f"{error.__name__} after {waited:.3f} s, before the timeout of {timeout} s")
+
+
+class _RestlessCondition(threading.Condition):
+    """A condition variable whose waits end early and often: a spurious wake-up every few
+    milliseconds, reported as a notification. Mesa semantics allow it (a woken waiter re-checks
+    its predicate), so a correct frontier is unchanged by it; one that starts its timeout again
+    at each wake-up never times out."""
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if timeout is not None and timeout <= 0.005:
+            return super().wait(timeout)
+        super().wait(0.005)
+        return True
+
+
+@pytest.mark.parametrize("op", ["get", "put"])
+def test_timeouts_are_kept_across_spurious_wake_ups(graded, op, monkeypatch):
+    """With every ``threading.Condition`` of the graded file waking spuriously every 5 ms,
+    ``get(timeout=0.2)`` on an empty frontier still raises Empty, and ``put(timeout=0.2)`` on a
+    full one Full: the deadline is computed once, not restarted at each wake-up."""
+    import sys
+    import types
+
+    from tests.helpers import join_all, start_thread
+
+    module = sys.modules[frontier.info(graded).__module__]
+    if getattr(module, "threading", None) is threading:
+        restless = types.ModuleType("threading")
+        restless.__dict__.update(vars(threading))
+        restless.Condition = _RestlessCondition
+        monkeypatch.setattr(module, "threading", restless)
+    if getattr(module, "Condition", None) is threading.Condition:
+        monkeypatch.setattr(module, "Condition", _RestlessCondition)
+    f = frontier.create(graded, capacity=1)
+    if op == "put":
+        f.put("u")
+    error, ended = (frontier.Empty if op == "get" else frontier.Full), []
+
+    def call() -> None:
+        try:
+            ended.append(f.get(timeout=0.2) if op == "get" else f.put("v", timeout=0.2))
+        except Exception as e:  # noqa: BLE001 - which exception it was is the check
+            ended.append(e)
+
+    t = start_thread(call)
+    t.join(10)  # a timeout restarted at every wake-up never ends: 10 s is fifty timeouts
+    kept = not t.is_alive()
+    f.close()  # frees a waiter that never timed out
+    join_all([t], timeout=10)
+    assert kept, (f"{op}(timeout=0.2) had not returned after 10 s of spurious wake-ups: the "
+                  "timeout starts again at each wake-up (compute the deadline once)")
+    assert ended and isinstance(ended[0], error), (
+        f"{op}(timeout=0.2) ended with {ended[0]!r}, not {error.__name__}")
 
 
 def test_put_many_waits_for_room_for_each_url(graded):
