@@ -84,6 +84,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the results as JSON")
 
 
+def _typed(frontier: str) -> str:
+    """What to type after ``crawlab explore`` to name ``frontier`` again, from anywhere: a
+    registered name as it is, a class loaded from ``FILE.py:CLASS`` or ``MODULE:CLASS`` by its
+    absolute spec (:func:`frontier.userclass.spec_of`)."""
+    from frontier.userclass import is_spec, resolve, spec_of
+
+    return (spec_of(resolve(frontier)) or frontier) if is_spec(frontier) else frontier
+
+
+def _same(frontier: str) -> str:
+    """The registered name ``frontier`` stands for (a spec is loaded), to compare two names."""
+    from frontier.userclass import resolve
+
+    return resolve(frontier)
+
+
 def run(args: argparse.Namespace) -> int:
     """Explore (or replay) and report; the exit status."""
     import frontier
@@ -95,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         if args.scenario is not None:
             return _error("--replay takes the scenario from the trace file")
         data = trace.load(args.replay)
-        if data["frontier"] != args.frontier:
+        if _same(data["frontier"]) != _same(args.frontier):
             return _error(f"{args.replay} is a trace of {data['frontier']!r}, "
                           f"not {args.frontier!r}")
         sc = scenarios.get(data["scenario"])
@@ -129,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
 
     from crawlers.cli.progress import Meter, recorded_count
 
+    typed = _typed(args.frontier)
     deadline = None if args.budget is None else time.monotonic() + args.budget
     results, statuses = [], set()
     for name in names:
@@ -159,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             text, full = out.report(), out.report(full=True)
             path = args.out / f"explore-{args.frontier}-{name}.json"
-            trace.save(path, frontier=args.frontier, scenario=name, bound=args.bound,
+            trace.save(path, frontier=typed, scenario=name, bound=args.bound,
                        schedule=out.schedule, report_text=text, full_text=full)
             row["trace"] = str(path)
             row["preemptions"] = out.preemptions
@@ -167,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
                     + f"VIOLATED: found after {out.interleavings} interleavings (preemption bound "
                     f"{args.bound}); shown: a shortest counterexample, {out.preemptions} "
                     f"preemption(s), {len(out.schedule)} scheduling steps; trace written to "
-                    f"{path}; replay it with: crawlab explore {args.frontier} --replay {path}")
+                    f"{path}; replay it with: crawlab explore {typed} --replay {path}")
         results.append(row)
         if not args.json:
             print(line, flush=True)
@@ -204,7 +221,7 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
             statuses.add("violated")
             out = replay(args.frontier, name, last.schedule)
             path = args.out / f"explore-{args.frontier}-{name}.json"
-            trace.save(path, frontier=args.frontier, scenario=name, bound=None,
+            trace.save(path, frontier=_typed(args.frontier), scenario=name, bound=None,
                        schedule=last.schedule, report_text=out.report(),
                        full_text=out.report(full=True))
             again = f"--{strategy} --seed {last.seed} --runs 1"
@@ -212,7 +229,8 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
                 again = f"--pct --depth {args.depth} --seed {last.seed} --runs 1"
             line = (out.report(full=args.full) + head + f"\nVIOLATED by run {len(runs)} "
                     f"(seed {last.seed}; seeds {args.seed}..{last.seed - 1} held): {last.broken}; "
-                    f"the same run again: crawlab explore {args.frontier} --scenario {name} "
+                    f"the same run again: crawlab explore {_typed(args.frontier)} "
+                    f"--scenario {name} "
                     f"{again}; trace written to {path}")
             row.update(status="violated", seed=last.seed, broken=last.broken, trace=str(path))
         else:
