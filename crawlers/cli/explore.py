@@ -66,10 +66,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="randomized priority-change scheduling (PCT) instead of DPOR")
     p.add_argument("--random", action="store_true",
                    help="uniformly random scheduling instead of DPOR (a baseline for --pct)")
-    p.add_argument("--depth", type=positive_int, default=2, metavar="D",
-                   help="--pct: the bug depth sought, D - 1 priority changes (default 2)")
-    p.add_argument("--runs", type=positive_int, default=100, metavar="N",
-                   help="--pct/--random: runs per scenario at most (default 100)")
+    p.add_argument("--depth", type=positive_int, metavar="D",
+                   help="--pct: the bug depth sought, D - 1 priority changes (default: 3 for "
+                        "the close scenario, whose race needs two changes, else 2)")
+    p.add_argument("--runs", type=positive_int, default=300, metavar="N",
+                   help="--pct/--random: runs per scenario at most (default 300)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
                    help="--pct/--random: the seed of the first run (run i: S + i)")
     p.add_argument("--outcomes", action="store_true",
@@ -88,9 +89,9 @@ def _typed(frontier: str) -> str:
     """What to type after ``crawlab explore`` to name ``frontier`` again, from anywhere: a
     registered name as it is, a class loaded from ``FILE.py:CLASS`` or ``MODULE:CLASS`` by its
     absolute spec (:func:`frontier.userclass.spec_of`)."""
-    from frontier.userclass import is_spec, resolve, spec_of
+    from frontier.userclass import resolve, spec_of
 
-    return (spec_of(resolve(frontier)) or frontier) if is_spec(frontier) else frontier
+    return spec_of(resolve(frontier)) or frontier
 
 
 def _same(frontier: str) -> str:
@@ -204,18 +205,19 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
     results, statuses = [], set()
     for name in names:
         sc = scenarios.get(name)
-        runs, k = pct.search(args.frontier, name, strategy=strategy, depth=args.depth,
+        depth = args.depth or pct.default_depth(name)
+        runs, k = pct.search(args.frontier, name, strategy=strategy, depth=depth,
                              runs=args.runs, seed=args.seed)
         n = len(sc.thread_names)
         head = f"{args.frontier}, scenario {name}: {strategy.upper()}, {n} threads, k = {k} steps"
         row = {"frontier": args.frontier, "scenario": name, "strategy": strategy,
                "threads": n, "k": k, "runs": len(runs), "first_seed": args.seed}
         if strategy == "pct":
-            p = pct.lower_bound(n, k, args.depth)
+            p = pct.lower_bound(n, k, depth)
             need = pct.runs_for(p)
-            head += (f", depth {args.depth}: each run finds a bug of depth {args.depth} with "
+            head += (f", depth {depth}: each run finds a bug of depth {depth} with "
                      f"probability at least 1/(n*k^(d-1)) = {p:.3g}; {need} runs give 95%")
-            row.update(depth=args.depth, lower_bound=p, runs_for_95=need)
+            row.update(depth=depth, lower_bound=p, runs_for_95=need)
         last = runs[-1]
         if last.broken:
             statuses.add("violated")
@@ -226,7 +228,7 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
                        full_text=out.report(full=True))
             again = f"--{strategy} --seed {last.seed} --runs 1"
             if strategy == "pct":
-                again = f"--pct --depth {args.depth} --seed {last.seed} --runs 1"
+                again = f"--pct --depth {depth} --seed {last.seed} --runs 1"
             line = (out.report(full=args.full) + head + f"\nVIOLATED by run {len(runs)} "
                     f"(seed {last.seed}; seeds {args.seed}..{last.seed - 1} held): {last.broken}; "
                     f"the same run again: crawlab explore {_typed(args.frontier)} "
