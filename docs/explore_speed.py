@@ -41,8 +41,25 @@ def _pairs() -> list[tuple[str, str]]:
     import frontier
     from frontier.check.scenarios import applicable
 
-    pairs = [(n, s) for n in frontier.names() for s in applicable(n)]
-    return sorted(pairs, key=lambda p: p[1] not in HEAVY)
+    return [(n, s) for n in frontier.names() for s in applicable(n)]
+
+
+def measured_costs() -> dict[tuple[str, str], float]:
+    """Each pair's largest CPU seconds in the last ``speed-pairs.csv`` (empty if none)."""
+    cost: dict[tuple[str, str], float] = {}
+    if (OUT / "speed-pairs.csv").exists():
+        with open(OUT / "speed-pairs.csv") as f:
+            for row in csv.DictReader(f):
+                key = (row["frontier"], row["scenario"])
+                cost[key] = max(cost.get(key, 0.0), float(row["cpu_seconds"]))
+    return cost
+
+
+def longest_first(pairs: list[tuple[str, str]], cost: dict) -> list[tuple[str, str]]:
+    """Longest processing time first (as tests/test_frontier_explored.py orders its jobs):
+    by the measured cost, a pair never measured by its scenario (three threads: 10 s)."""
+    return sorted(pairs, key=lambda p: cost.get(p, 10.0 if p[1] in HEAVY else 0.1),
+                  reverse=True)
 
 
 def _one(pair: tuple[str, str]) -> dict:
@@ -56,12 +73,13 @@ def _one(pair: tuple[str, str]) -> dict:
             "cpu_seconds": round(time.process_time() - c, 2), "source_file": ex.__file__}
 
 
-def run_set(tree: Path, jobs: int) -> tuple[list[dict], float]:
-    """Explore every pair with the explorer of ``tree`` in ``jobs`` processes."""
+def run_set(tree: Path, jobs: int, cost: dict) -> tuple[list[dict], float]:
+    """Explore every pair with the explorer of ``tree`` in ``jobs`` processes, longest
+    first by ``cost``."""
     ctx = get_context("spawn")
     with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init,
                              initargs=(str(tree),)) as pool:
-        pairs = pool.submit(_pairs).result()
+        pairs = longest_first(pool.submit(_pairs).result(), cost)
         t = time.perf_counter()
         rows = list(pool.map(_one, pairs))
         wall = time.perf_counter() - t
@@ -89,10 +107,11 @@ def main(argv: list[str] | None = None) -> int:
         variants.insert(0, (args.base_label, args.base.resolve(), 1))
     OUT.mkdir(parents=True, exist_ok=True)
     runs, pairs = [], []
+    cost = measured_costs()
     for rnd in range(1, args.rounds + 1):
         for label, tree, j in variants:
             before = machine()
-            rows, wall = run_set(tree, j)
+            rows, wall = run_set(tree, j, cost)
             stamp = {f"machine_{k}": v for k, v in machine().items()}
             runs.append({"variant": label, "jobs": j, "round": rnd, "pairs": len(rows),
                          "interleavings": sum(r["interleavings"] for r in rows),
