@@ -413,13 +413,14 @@ KNOWN_BUGS = [("unsynchronized", "lost-update", "lost"), ("unsynchronized", "cou
 
 
 @pytest.mark.parametrize(("name", "scenario", "broken"), KNOWN_BUGS)
-def test_pct_finds_each_known_bug_within_the_default_runs(name, scenario, broken, capsys):
+def test_pct_finds_each_known_bug_within_the_default_runs(name, scenario, broken, tmp_path,
+                                                           capsys):
     """What ``crawlab explore --pct`` does with no flags but the scenario: the depth of the
     scenario (3 for close) and the default runs from seed 0 find the bug, print the guarantee
     at that depth, and the run replays."""
     from frontier.check import pct
 
-    argv = ["explore", name, "--scenario", scenario, "--pct", "--json"]
+    argv = ["explore", name, "--scenario", scenario, "--pct", "--json", "--out", str(tmp_path)]
     assert main(argv) == 1
     row = json.loads(capsys.readouterr().out)[0]
     assert row["status"] == "violated" and broken in row["broken"], row
