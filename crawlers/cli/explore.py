@@ -11,11 +11,17 @@ shown as a table and written as a trace file that ``--replay`` runs again byte f
     crawlab explore FRONTIER --replay FILE [--full]
 
 ``--pct`` schedules randomized runs by priorities with ``D - 1`` change points
-(:mod:`frontier.check.pct`) and prints the per-run lower bound of finding a bug of depth ``D``
-and the runs that give 95 %; ``--random`` walks uniformly at random (no guarantee). Each run's
-seed reproduces it; a randomized search that finds nothing is inconclusive (exit 3).
+(:mod:`frontier.check.pct`; ``D`` is 3 in ``close``, whose race needs two changes, else 2:
+:data:`frontier.check.pct.DEPTHS`) and prints the per-run lower bound of finding a bug of
+depth ``D`` and the runs that give 95 %; ``--random`` walks uniformly at random (no
+guarantee). Each run's seed reproduces it; a randomized search that finds nothing is
+inconclusive (exit 3).
 ``--outcomes`` runs every interleaving and tabulates the end states, jcstress style
 (:mod:`frontier.check.outcomes`): exit 1 if a FORBIDDEN one was reached.
+
+A trace file names its frontier as ``crawlab explore`` must be told it again: a registered
+name, or for a class loaded from ``FILE.py:CLASS`` (or ``MODULE:CLASS``) the absolute spec it
+was loaded from (:func:`frontier.userclass.spec_of`), which the replay hint prints too.
 
 A violation is shown as its shortest counterexample (fewest preemptions, then fewest steps:
 :func:`frontier.check.explore.shortest_counterexample`), focused on the steps that touch state
