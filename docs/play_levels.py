@@ -13,8 +13,9 @@ with the steps so far, and exports the chosen interleaving's schedule as a trace
 ``crawlab explore FRONTIER --replay FILE`` runs.
 
 Level 4 uses a monitor whose ``get`` checks "empty" with an ``if`` instead of a ``while``
-(:class:`IfMonitor`, defined here for the page, registered only while this script runs): its
-trace file names a frontier ``crawlab`` does not know.
+(:class:`frontier.check.teaching.IfMonitor`), which ``crawlab`` loads by its spec
+``frontier.check.teaching:IfMonitor``: a level's ``spec`` is what its exported trace file names
+and what the student types after ``crawlab explore``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "results" / "play"
 
-# (key, frontier, scenario, goal, preemption bound, at most this many interleavings)
+# (key, frontier or spec, scenario, goal, preemption bound, at most this many interleavings)
 LEVELS = [
     ("lost-update", "unsynchronized", "lost-update",
      "Lose an update: make one of the two URLs vanish from the ring buffer.", 1, None),
@@ -37,43 +38,9 @@ LEVELS = [
      "Try to break the correct monitor the same way. (Can you?)", 1, None),
     # The if-bug needs two preemptions (C2 held back until P has put u1, then P held back
     # until C2 has taken it): the first interleavings of bound 2, which include it.
-    ("if-monitor", "monitor-if", "lost-wakeup",
+    ("if-monitor", "frontier.check.teaching:IfMonitor", "lost-wakeup",
      "Break the monitor whose get waits with 'if' instead of 'while'.", 2, 150),
 ]
-
-
-def _if_monitor():
-    import frontier
-    from frontier.contract import Empty
-    from frontier.monitor import MonitorFrontier
-    from frontier.waiting import deadline_of
-
-    class IfMonitor(MonitorFrontier):
-        """The monitor with the classic bug: ``get`` waits once (``if``), then takes without
-        checking again that the frontier is not empty."""
-
-        name = "monitor-if"
-        description = "the monitor, waiting with 'if' instead of 'while' (page only)"
-        correct = False
-
-        def get(self, timeout: float | None = None) -> str | None:
-            self._lock()
-            try:
-                if not self._size:
-                    if self._closed:
-                        return None
-                    if not self._not_empty.sleep(deadline_of(timeout)):
-                        raise Empty
-                url = self._storage.pop()
-                self._size -= 1
-                self._stats.gets += 1
-                self._taken(1)
-                return url
-            finally:
-                self._mutex.release()
-
-    frontier.register(IfMonitor)
-    return IfMonitor
 
 
 def _rle(schedule: list[int]) -> list[list[int]]:
@@ -86,14 +53,18 @@ def _rle(schedule: list[int]) -> list[list[int]]:
     return out
 
 
-def level(key: str, name: str, scenario: str, goal: str, bound: int, cap: int | None,
+def level(key: str, spec: str, scenario: str, goal: str, bound: int, cap: int | None,
           steps: dict) -> dict:
-    """One level: its interleavings as lists of step ids (into ``steps``, shared by levels)."""
+    """One level: its interleavings as lists of step ids (into ``steps``, shared by levels).
+    ``spec`` is a registered name or a ``MODULE:CLASS`` that crawlab loads (the level's
+    ``spec``, what its trace files name); ``frontier`` is the registered name shown."""
     from frontier.check import trace
     from frontier.check.explore import every_schedule, replay
     from frontier.check.scenarios import get
+    from frontier.userclass import resolve
 
     sc = get(scenario)
+    name = resolve(spec)
     schedules, cut = every_schedule(name, scenario, bound, cap)
     if cut is not None and cap is None:
         raise RuntimeError(f"{name}/{scenario}: the space was not covered ({cut})")
@@ -115,23 +86,17 @@ def level(key: str, name: str, scenario: str, goal: str, bound: int, cap: int | 
                          "acc": "; ".join(item.accesses), "vals": vals}
             ids.append(steps.setdefault(json.dumps(entry, sort_keys=True), len(steps)))
         runs.append({"s": ids, "b": out.broken or "", "sch": _rle(schedule)})
-    return {"key": key, "frontier": name, "scenario": scenario, "goal": goal,
+    return {"key": key, "frontier": name, "spec": spec, "scenario": scenario, "goal": goal,
             "invariant": sc.invariant, "summary": sc.summary, "threads": sc.thread_names,
             "bound": bound, "whole": cut is None, "runs": runs}
 
 
 def main() -> int:
     sys.path.insert(0, str(ROOT))
-    from frontier.contract import _REGISTRY
-
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=ROOT).stdout.strip()
-    cls = _if_monitor()
     steps: dict[str, int] = {}
-    try:
-        levels = [level(*spec, steps) for spec in LEVELS]
-    finally:
-        _REGISTRY.pop(cls.name, None)
+    levels = [level(*spec, steps) for spec in LEVELS]
     table = [json.loads(k) for k, _ in sorted(steps.items(), key=lambda kv: kv[1])]
     data = {"commit": commit, "steps": table, "levels": levels}
     OUT.mkdir(parents=True, exist_ok=True)

@@ -367,6 +367,109 @@ def test_the_command_prints_the_guarantee_and_the_seed(tmp_path, capsys):
     assert main(["explore", "unsynchronized", "--replay", row["trace"]]) == 1
 
 
+@pytest.fixture
+def registry():
+    """Leaves the registry and the loaded specs as it found them."""
+    from frontier import contract, userclass
+
+    saved = (dict(contract._REGISTRY), dict(userclass._loaded), dict(userclass._specs))
+    yield
+    for live, old in zip((contract._REGISTRY, userclass._loaded, userclass._specs), saved):
+        live.clear()
+        live.update(old)
+
+
+def test_the_replay_hint_names_a_file_loaded_class_by_the_spec_to_type(
+        registry, tmp_path, monkeypatch, capsys):
+    """A violation of a class given as FILE.py:CLASS: the hint and the trace file name it by
+    its absolute spec (what crawlab loads from anywhere), never by its registered name, and
+    the replay from another directory, typed as the hint says, breaks the same way."""
+    from frontier.userclass import spec_of
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "mine.py").write_text(
+        "from frontier.unsynchronized import UnsynchronizedFrontier\n\n\n"
+        "class Mine(UnsynchronizedFrontier):\n    name = 'mine-unsynchronized'\n")
+    monkeypatch.chdir(work)
+    assert main(["explore", "mine.py:Mine", "--scenario", "lost-update"]) == 1
+    out = capsys.readouterr().out
+    spec = spec_of("mine-unsynchronized")
+    assert spec == f"{work / 'mine.py'}:Mine"
+    hint = out.split("replay it with: ")[1].strip()
+    assert hint.startswith(f"crawlab explore {spec} --replay "), hint
+    path = work / hint.split(" --replay ")[1]
+    assert trace.load(path)["frontier"] == spec
+    monkeypatch.chdir(tmp_path)
+    assert main(["explore", spec, "--replay", str(path)]) == 1
+    assert "never came out (lost)" in capsys.readouterr().out
+
+
+KNOWN_BUGS = [("unsynchronized", "lost-update", "lost"), ("unsynchronized", "counter", "lost"),
+              ("unsynchronized", "lost-wakeup-full", "lost"),
+              ("unsynchronized", "close", "still in the frontier"),
+              ("tanenbaum", "lost-wakeup", "lost wake-up"),
+              ("tanenbaum", "lost-wakeup-full", "lost wake-up")]
+
+
+@pytest.mark.parametrize(("name", "scenario", "broken"), KNOWN_BUGS)
+def test_pct_finds_each_known_bug_within_the_default_runs(name, scenario, broken, tmp_path,
+                                                           capsys):
+    """What ``crawlab explore --pct`` does with no flags but the scenario: the depth of the
+    scenario (3 for close) and the default runs from seed 0 find the bug, print the guarantee
+    at that depth, and the run replays."""
+    from frontier.check import pct
+
+    argv = ["explore", name, "--scenario", scenario, "--pct", "--json", "--out", str(tmp_path)]
+    assert main(argv) == 1
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["status"] == "violated" and broken in row["broken"], row
+    assert row["depth"] == pct.default_depth(scenario) and row["runs"] <= 300
+    n, k = row["threads"], row["k"]
+    assert row["lower_bound"] == pct.lower_bound(n, k, row["depth"])
+    assert row["runs_for_95"] == pct.runs_for(row["lower_bound"])
+    assert main(["explore", name, "--replay", row["trace"]]) == 1
+    assert broken in capsys.readouterr().out
+
+
+def test_the_close_race_needs_depth_3():
+    """The put racing close needs two priority changes: at depth 2 the first 300 runs from
+    seed 0 never break unsynchronized's close scenario (why DEPTHS says 3 for it)."""
+    from frontier.check import pct
+
+    runs, _ = pct.search("unsynchronized", "close", depth=2, runs=300)
+    assert len(runs) == 300 and not any(r.broken for r in runs)
+
+
+def _wrong_solutions(tmp_path):
+    import sys
+    from pathlib import Path
+
+    docs = str(Path(__file__).resolve().parent.parent / "docs")
+    sys.path.insert(0, docs)
+    try:
+        import explore_pct
+    finally:
+        sys.path.remove(docs)
+    return explore_pct.wrong_solutions(tmp_path)
+
+
+def test_pct_finds_each_wrong_exercise_solution_the_grader_explores(tmp_path):
+    """The wrong solutions of exercise 1 that the grader catches by exploring (the table of
+    docs/explore_pct.py): PCT at the scenario's depth finds each within 300 runs from seed 0."""
+    from frontier.check import pct
+    from frontier.contract import _REGISTRY
+
+    bugs = _wrong_solutions(tmp_path)
+    try:
+        for label, name, sc in bugs:
+            runs, _ = pct.search(name, sc, depth=pct.default_depth(sc), runs=300, seed=0)
+            assert runs[-1].broken, f"{label}: {len(runs)} runs held"
+    finally:
+        for _, name, _ in bugs:
+            _REGISTRY.pop(name, None)
+
+
 def test_a_randomized_search_that_finds_nothing_is_inconclusive(capsys):
     assert main(["explore", "monitor", "--scenario", "lost-update", "--random", "--runs", "3"]) == 3
     assert "INCONCLUSIVE" in capsys.readouterr().out

@@ -16,9 +16,11 @@ frontrun cannot be imported (it has no free-threaded wheel).
 
 from __future__ import annotations
 
+import csv
 import os
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 
 import pytest
 
@@ -59,6 +61,34 @@ FIXED = {
     ("lockfree", "close"): 100,
 }
 HEAVY = ("lost-wakeup", "lost-wakeup-full", "close")  # three threads: run first
+SPEED_PAIRS = Path(__file__).resolve().parent.parent / "docs/results/explore/speed-pairs.csv"
+
+
+def _measured_seconds() -> dict[tuple[str, str], float]:
+    """CPU seconds of each pair's whole-bound exploration, as docs/explore_speed.py last
+    measured them (the largest over its rows: a busy machine only makes them longer); empty
+    if there is no such file. Used only to order the work, never to decide a verdict."""
+    cost: dict[tuple[str, str], float] = {}
+    if SPEED_PAIRS.exists():
+        with open(SPEED_PAIRS) as f:
+            for row in csv.DictReader(f):
+                key = (row["frontier"], row["scenario"])
+                cost[key] = max(cost.get(key, 0.0), float(row["cpu_seconds"]))
+    return cost
+
+
+def _longest_first(jobs: list[tuple]) -> list[tuple]:
+    """The jobs in decreasing expected cost (longest processing time first, the greedy
+    schedule within 4/3 of the best for identical workers): a pair's measured seconds, or
+    for a pair never measured (a class registered by --frontier), a guess by its scenario
+    (three threads: 10 s, else 0.1 s) that puts it with the long ones."""
+    cost = _measured_seconds()
+
+    def expected(job: tuple) -> float:
+        guess = 10.0 if job[1] in HEAVY else 0.1
+        return cost.get((job[0], job[1]), guess) if job[3] is None else guess
+
+    return sorted(jobs, key=expected, reverse=True)
 
 
 def _applicable(name: str) -> list[str]:
@@ -100,7 +130,7 @@ def explored(request) -> dict:
         elif item.originalname == "test_a_fixed_race_stays_fixed":
             key = (p["name"], p["scenario"])
             jobs.append((*key, VIOLATION_BOUND, FIXED[key]))
-    jobs.sort(key=lambda j: (j[1] not in HEAVY, j[3] is None))
+    jobs = _longest_first(jobs)
     with ProcessPoolExecutor(PROCESSES, mp_context=get_context("fork")) as pool:
         return dict(zip(jobs, pool.map(_run, jobs)))
 

@@ -19,30 +19,37 @@ from tests.test_book import book, chromium, profile  # noqa: F401 - fixtures use
 ROOT = Path(__file__).resolve().parent.parent
 LEVELS = ROOT / "docs" / "results" / "play" / "levels.html"
 
-# Runs in the page once it has loaded: level 1, the button of each step of the first
-# interleaving that breaks the invariant, clicked in order; then "export"; the outcome is
-# written into the DOM for --dump-dom.
+# Runs in the page once it has loaded: for level 1 (the lost update) and level 4 (the
+# if-monitor), the button of each step of the level's first interleaving that breaks the
+# invariant, clicked in order; then "export"; the outcomes are written into the DOM for
+# --dump-dom.
+PLAYED = (0, 3)
 DRIVER = """<script>
 window.addEventListener("load", function () {
-  var out = {clicks: []};
-  try {
-    PLAY.choose(0);
-    var lv = PLAY.levels[0];
-    var bad = lv.runs.filter(function (r) { return r.b; })[0];
-    bad.s.forEach(function (id) {
-      out.clicks.push(PLAY.steps[id].t);
-      document.querySelector('#play-threads [data-step="' + id + '"]').click();
-    });
-    out.status = document.getElementById("play-status").textContent;
-    out.history = document.getElementById("play-history").children.length;
-    out.state = document.getElementById("play-state").textContent;
-    document.getElementById("play-export").click();
-    out.exported = document.getElementById("play-exported").textContent;
-    out.expected = bad.b;
-  } catch (e) { out.error = String(e); }
-  document.body.setAttribute("data-play", JSON.stringify(out));
+  var all = [];
+  PLAYED.forEach(function (i) {
+    var out = {level: i, clicks: []};
+    try {
+      document.getElementById("play-level").value = String(i);
+      document.getElementById("play-level").dispatchEvent(new Event("change"));
+      var lv = PLAY.levels[i];
+      var bad = lv.runs.filter(function (r) { return r.b; })[0];
+      bad.s.forEach(function (id) {
+        out.clicks.push(PLAY.steps[id].t);
+        document.querySelector('#play-threads [data-step="' + id + '"]').click();
+      });
+      out.status = document.getElementById("play-status").textContent;
+      out.history = document.getElementById("play-history").children.length;
+      out.state = document.getElementById("play-state").textContent;
+      document.getElementById("play-export").click();
+      out.exported = document.getElementById("play-exported").textContent;
+      out.expected = bad.b;
+    } catch (e) { out.error = String(e); }
+    all.push(out);
+  });
+  document.body.setAttribute("data-play", JSON.stringify(all));
 });
-</script>"""
+</script>""".replace("PLAYED", json.dumps(list(PLAYED)))
 
 
 def _levels() -> dict:
@@ -53,10 +60,14 @@ def _levels() -> dict:
 def test_the_levels_are_the_explorers_interleavings():
     pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
     from frontier.check.explore import replay
+    from frontier.check.teaching import IF_MONITOR
 
     data = _levels()
     assert [lv["frontier"] for lv in data["levels"]] == [
         "unsynchronized", "tanenbaum", "monitor", "monitor-if"]
+    # what the exported trace files name: something crawlab explore loads
+    assert [lv["spec"] for lv in data["levels"]] == [
+        "unsynchronized", "tanenbaum", "monitor", IF_MONITOR]
     by = {lv["key"]: lv for lv in data["levels"]}
     assert any(r["b"] for r in by["lost-update"]["runs"])
     assert any(r["b"] for r in by["lost-wakeup"]["runs"])
@@ -82,12 +93,24 @@ def test_clicking_the_lost_update_breaks_it_and_the_export_replays(book, profile
 
     found = lxml.html.fromstring(dom).xpath("//body/@data-play")
     assert found, "the page did not run its driver (no data-play in the DOM)"
-    out = json.loads(found[0])
-    assert "error" not in out, out.get("error")
-    assert out["status"] == "VIOLATION: " + out["expected"] and "lost" in out["expected"]
-    assert out["history"] == len(out["clicks"]) and "RingBuffer.count" in out["state"]
+    lost, if_monitor = json.loads(found[0])
+    for out in (lost, if_monitor):
+        assert "error" not in out, out.get("error")
+        assert out["status"] == "VIOLATION: " + out["expected"]
+        assert out["history"] == len(out["clicks"])
+    assert "lost" in lost["expected"] and "RingBuffer.count" in lost["state"]
     trace = tmp_path / "schedule.json"
-    trace.write_text(out["exported"])
+    trace.write_text(lost["exported"])
     assert main(["explore", "unsynchronized", "--replay", str(trace)]) == 1
     shown = capsys.readouterr().out
-    assert f"broken: {out['expected']}" in shown
+    assert f"broken: {lost['expected']}" in shown
+    # level 4: the exported file names the teaching class by the spec crawlab loads it by,
+    # and typed as the file says, the replay breaks the same way
+    from frontier.check.teaching import IF_MONITOR
+
+    data = json.loads(if_monitor["exported"])
+    assert data["frontier"] == IF_MONITOR and data["scenario"] == "lost-wakeup"
+    trace.write_text(if_monitor["exported"])
+    assert main(["explore", data["frontier"], "--replay", str(trace)]) == 1
+    shown = capsys.readouterr().out
+    assert f"broken: {if_monitor['expected']}" in shown

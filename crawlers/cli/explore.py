@@ -11,11 +11,17 @@ shown as a table and written as a trace file that ``--replay`` runs again byte f
     crawlab explore FRONTIER --replay FILE [--full]
 
 ``--pct`` schedules randomized runs by priorities with ``D - 1`` change points
-(:mod:`frontier.check.pct`) and prints the per-run lower bound of finding a bug of depth ``D``
-and the runs that give 95 %; ``--random`` walks uniformly at random (no guarantee). Each run's
-seed reproduces it; a randomized search that finds nothing is inconclusive (exit 3).
+(:mod:`frontier.check.pct`; ``D`` is 3 in ``close``, whose race needs two changes, else 2:
+:data:`frontier.check.pct.DEPTHS`) and prints the per-run lower bound of finding a bug of
+depth ``D`` and the runs that give 95 %; ``--random`` walks uniformly at random (no
+guarantee). Each run's seed reproduces it; a randomized search that finds nothing is
+inconclusive (exit 3).
 ``--outcomes`` runs every interleaving and tabulates the end states, jcstress style
 (:mod:`frontier.check.outcomes`): exit 1 if a FORBIDDEN one was reached.
+
+A trace file names its frontier as ``crawlab explore`` must be told it again: a registered
+name, or for a class loaded from ``FILE.py:CLASS`` (or ``MODULE:CLASS``) the absolute spec it
+was loaded from (:func:`frontier.userclass.spec_of`), which the replay hint prints too.
 
 A violation is shown as its shortest counterexample (fewest preemptions, then fewest steps:
 :func:`frontier.check.explore.shortest_counterexample`), focused on the steps that touch state
@@ -66,10 +72,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="randomized priority-change scheduling (PCT) instead of DPOR")
     p.add_argument("--random", action="store_true",
                    help="uniformly random scheduling instead of DPOR (a baseline for --pct)")
-    p.add_argument("--depth", type=positive_int, default=2, metavar="D",
-                   help="--pct: the bug depth sought, D - 1 priority changes (default 2)")
-    p.add_argument("--runs", type=positive_int, default=100, metavar="N",
-                   help="--pct/--random: runs per scenario at most (default 100)")
+    p.add_argument("--depth", type=positive_int, metavar="D",
+                   help="--pct: the bug depth sought, D - 1 priority changes (default: 3 for "
+                        "the close scenario, whose race needs two changes, else 2)")
+    p.add_argument("--runs", type=positive_int, default=300, metavar="N",
+                   help="--pct/--random: runs per scenario at most (default 300)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
                    help="--pct/--random: the seed of the first run (run i: S + i)")
     p.add_argument("--outcomes", action="store_true",
@@ -84,6 +91,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the results as JSON")
 
 
+def _typed(frontier: str) -> str:
+    """What to type after ``crawlab explore`` to name ``frontier`` again, from anywhere: a
+    registered name as it is, a class loaded from ``FILE.py:CLASS`` or ``MODULE:CLASS`` by its
+    absolute spec (:func:`frontier.userclass.spec_of`)."""
+    from frontier.userclass import resolve, spec_of
+
+    return spec_of(resolve(frontier)) or frontier
+
+
+def _same(frontier: str) -> str:
+    """The registered name ``frontier`` stands for (a spec is loaded), to compare two names."""
+    from frontier.userclass import resolve
+
+    return resolve(frontier)
+
+
 def run(args: argparse.Namespace) -> int:
     """Explore (or replay) and report; the exit status."""
     import frontier
@@ -95,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         if args.scenario is not None:
             return _error("--replay takes the scenario from the trace file")
         data = trace.load(args.replay)
-        if data["frontier"] != args.frontier:
+        if _same(data["frontier"]) != _same(args.frontier):
             return _error(f"{args.replay} is a trace of {data['frontier']!r}, "
                           f"not {args.frontier!r}")
         sc = scenarios.get(data["scenario"])
@@ -129,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
 
     from crawlers.cli.progress import Meter, recorded_count
 
+    typed = _typed(args.frontier)
     deadline = None if args.budget is None else time.monotonic() + args.budget
     results, statuses = [], set()
     for name in names:
@@ -159,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             text, full = out.report(), out.report(full=True)
             path = args.out / f"explore-{args.frontier}-{name}.json"
-            trace.save(path, frontier=args.frontier, scenario=name, bound=args.bound,
+            trace.save(path, frontier=typed, scenario=name, bound=args.bound,
                        schedule=out.schedule, report_text=text, full_text=full)
             row["trace"] = str(path)
             row["preemptions"] = out.preemptions
@@ -167,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
                     + f"VIOLATED: found after {out.interleavings} interleavings (preemption bound "
                     f"{args.bound}); shown: a shortest counterexample, {out.preemptions} "
                     f"preemption(s), {len(out.schedule)} scheduling steps; trace written to "
-                    f"{path}; replay it with: crawlab explore {args.frontier} --replay {path}")
+                    f"{path}; replay it with: crawlab explore {typed} --replay {path}")
         results.append(row)
         if not args.json:
             print(line, flush=True)
@@ -187,32 +211,34 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
     results, statuses = [], set()
     for name in names:
         sc = scenarios.get(name)
-        runs, k = pct.search(args.frontier, name, strategy=strategy, depth=args.depth,
+        depth = args.depth or pct.default_depth(name)
+        runs, k = pct.search(args.frontier, name, strategy=strategy, depth=depth,
                              runs=args.runs, seed=args.seed)
         n = len(sc.thread_names)
         head = f"{args.frontier}, scenario {name}: {strategy.upper()}, {n} threads, k = {k} steps"
         row = {"frontier": args.frontier, "scenario": name, "strategy": strategy,
                "threads": n, "k": k, "runs": len(runs), "first_seed": args.seed}
         if strategy == "pct":
-            p = pct.lower_bound(n, k, args.depth)
+            p = pct.lower_bound(n, k, depth)
             need = pct.runs_for(p)
-            head += (f", depth {args.depth}: each run finds a bug of depth {args.depth} with "
+            head += (f", depth {depth}: each run finds a bug of depth {depth} with "
                      f"probability at least 1/(n*k^(d-1)) = {p:.3g}; {need} runs give 95%")
-            row.update(depth=args.depth, lower_bound=p, runs_for_95=need)
+            row.update(depth=depth, lower_bound=p, runs_for_95=need)
         last = runs[-1]
         if last.broken:
             statuses.add("violated")
             out = replay(args.frontier, name, last.schedule)
             path = args.out / f"explore-{args.frontier}-{name}.json"
-            trace.save(path, frontier=args.frontier, scenario=name, bound=None,
+            trace.save(path, frontier=_typed(args.frontier), scenario=name, bound=None,
                        schedule=last.schedule, report_text=out.report(),
                        full_text=out.report(full=True))
             again = f"--{strategy} --seed {last.seed} --runs 1"
             if strategy == "pct":
-                again = f"--pct --depth {args.depth} --seed {last.seed} --runs 1"
+                again = f"--pct --depth {depth} --seed {last.seed} --runs 1"
             line = (out.report(full=args.full) + head + f"\nVIOLATED by run {len(runs)} "
                     f"(seed {last.seed}; seeds {args.seed}..{last.seed - 1} held): {last.broken}; "
-                    f"the same run again: crawlab explore {args.frontier} --scenario {name} "
+                    f"the same run again: crawlab explore {_typed(args.frontier)} "
+                    f"--scenario {name} "
                     f"{again}; trace written to {path}")
             row.update(status="violated", seed=last.seed, broken=last.broken, trace=str(path))
         else:

@@ -160,13 +160,14 @@ class _Engine:
     """
 
     def __init__(self, real, limit: int | None, budget: float | None,
-                 on_run: Callable[[int], None] | None) -> None:
+                 on_run: Callable[[int], None] | None, keep: bool = False) -> None:
         self._real = real
         self._limit, self._budget, self._on_run = limit, budget, on_run
         self._deadline = None if budget is None else time.monotonic() + budget
         self.runs = 0
         self.cut: str | None = None
-        self.schedules: list[list[int]] = []  # every interleaving run, as replayable schedules
+        self._keep_schedules = keep
+        self.schedules: list[list[int]] = []  # with keep: every interleaving run, replayable
         self._execution = None
 
     def begin_execution(self):
@@ -175,7 +176,8 @@ class _Engine:
 
     def next_execution(self) -> bool:
         self.runs += 1
-        self.schedules.append(list(self._execution.schedule_trace))
+        if self._keep_schedules:
+            self.schedules.append(list(self._execution.schedule_trace))
         if self._on_run is not None:
             self._on_run(self.runs)
         more = self._real.next_execution()
@@ -188,7 +190,13 @@ class _Engine:
         return more
 
     def __getattr__(self, name: str):
-        return getattr(self._real, name)
+        """The real engine's attribute; a method is bound here once (the scheduler calls
+        ``schedule`` and ``report_access`` at every step: a lookup through this method each
+        time cost about 2% of an exploration's CPU)."""
+        value = getattr(self._real, name)
+        if callable(value):
+            self.__dict__[name] = value
+        return value
 
 
 # The modules whose code runs inside frontrun's scheduler (this engine wrapper, the PCT
@@ -235,8 +243,26 @@ def _keep() -> None:
     """Instead of frontrun's ``clear_instr_cache`` between interleavings: keep the cache."""
 
 
+class _Unrecorded:
+    """Instead of frontrun's ``TraceRecorder`` while searching: records nothing. frontrun
+    records every shared access of every interleaving only to print the failing one's trace;
+    the explorer replays a violation with its own recorder (:func:`replay`) and never reads
+    frontrun's, so the search skips the recording (a ``record`` call per shared access)."""
+
+    events: tuple = ()
+
+    def record(self, *args, **kwargs) -> None:
+        pass
+
+    def record_io(self, *args, **kwargs) -> None:
+        pass
+
+    def __bool__(self) -> bool:
+        return False
+
+
 @contextmanager
-def _engine_wrapped(limit, budget, on_run):
+def _engine_wrapped(limit, budget, on_run, keep=False):
     """Make frontrun's DPOR driver build :class:`_Engine` (frontrun's private
     ``_dpor_runtime.explore.make_dpor_engine``, patched here and only here), and keep
     frontrun's opcode tracing out of this module: traced, the wrapper's ``__getattr__`` would
@@ -250,19 +276,21 @@ def _engine_wrapped(limit, budget, on_run):
 
     def make(**kwargs):
         kwargs["max_executions"] = None
-        made.append(_Engine(original(**kwargs), limit, budget, on_run))
+        made.append(_Engine(original(**kwargs), limit, budget, on_run, keep))
         return made[-1]
 
-    clear = driver.clear_instr_cache
+    clear, recorder = driver.clear_instr_cache, driver.TraceRecorder
     if KEEP_INSTRUCTIONS:
         driver.clear_instr_cache = _keep
     driver.make_dpor_engine = make
+    driver.TraceRecorder = _Unrecorded
     try:
         with untraced():
             yield made
     finally:
         driver.make_dpor_engine = original
         driver.clear_instr_cache = clear
+        driver.TraceRecorder = recorder
 
 
 def _scenario(scenario: str | Scenario) -> Scenario:
@@ -345,7 +373,7 @@ def _search(sc: Scenario, name: str, bound: int | None, cap: int | None,
     worlds: list[World] = []
     patch_locks()
     try:
-        with _engine_wrapped(cap, budget, on_run) as made:
+        with _engine_wrapped(cap, budget, on_run, keep=engines is not None) as made:
             result = frontrun.explore(
                 setup=_setup(sc, name, worlds),
                 workers=sc.workers(),

@@ -30,9 +30,23 @@ from dataclasses import dataclass, field
 from frontier.check.explore import _frontrun, _scenario, _setup, untraced
 from frontier.check.scenarios import Scenario, World, verdict
 
-__all__ = ["PctRun", "lower_bound", "run", "runs_for", "search"]
+__all__ = ["DEPTHS", "PctRun", "default_depth", "lower_bound", "run", "runs_for", "search"]
 
 CONFIDENCE = 0.95
+
+DEPTHS = {"close": 3}
+"""The depth PCT seeks by default in a scenario, where it is not 2. ``close``: a ``put`` racing
+``close`` breaks only when three orders hold at once (the putter checks "open" before the
+closer closes; the closer closes before the taker reads "closed"; the taker finds the buffer
+empty before the putter stores), and the taker must not be asleep on its backoff then (a
+sleeper wakes only when no thread can run, and the putter can): PCT needs two priority changes
+besides its initial priorities, depth 3. At depth 2 it never broke ``unsynchronized`` there
+(``docs/explore_pct.py`` measures both)."""
+
+
+def default_depth(scenario: str | Scenario) -> int:
+    """The depth to seek in ``scenario`` when none is asked for (:data:`DEPTHS`, else 2)."""
+    return DEPTHS.get(scenario if isinstance(scenario, str) else scenario.name, 2)
 
 
 def lower_bound(n: int, k: int, d: int) -> float:
