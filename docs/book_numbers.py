@@ -101,7 +101,9 @@ PAGES = {
         "3.2": "a section number of the paper",
     },
 }
-TYPED = re.compile(r"(?<![\w.|])\d+(?:\.\d+)?(?:x\b|×|\s?%)|(?<![\w.|])\d+\.\d+(?!\.?\d)")
+TYPED = re.compile(r"(?<![\w.|])\d+(?:\.\d+)?(?:x\b|×|\s?%)|(?<![\w.|])\d+\.\d+(?!\.?\d)"
+                   r"|(?<![\w.|])(?:\d+(?:\.\d+)?\s+to\s+)?\d+(?:\.\d+)?\s+times\b"
+                   r"|~\s?\d+")
 
 
 def typed_numbers(text: str) -> list[str]:
@@ -567,6 +569,55 @@ def _fb_range(names: tuple[str, ...]) -> Callable[[Rows], str]:
     return value
 
 
+def _fb_simple(rows: Rows) -> str:
+    """frontier-bench: queue.SimpleQueue's median pairs/s over queue.Queue's, over threads."""
+    counts = sorted({r["threads"] for r in rows}, key=int)
+    xs = [_median(rows, "ratio_vs_queue", frontier="queue.SimpleQueue", threads=t)
+          for t in counts]
+    return f"{min(xs):.0f} to {max(xs):.0f} times"
+
+
+def _fb_counter(col: str, frontiers: tuple[str, ...], threads: str = "") -> Callable[[Rows], str]:
+    """frontier-bench: the range of counter ``col`` over every round of ``frontiers`` at more
+    than one thread (or at ``threads``), as whole numbers."""
+    def value(rows: Rows) -> str:
+        xs = [int(r[col]) for r in rows if r["frontier"] in frontiers and r["threads"] != "1"
+              and (not threads or r["threads"] == threads)]
+        return f"{min(xs):,} to {max(xs):,}"
+    return value
+
+
+def _fb_rise(rows: Rows) -> str:
+    """frontier-bench: whether any frontier's median pairs/s at more threads passes its
+    one-thread rate by more than the rounds' own spread (5 %)."""
+    best = []
+    for name in sorted({r["frontier"] for r in rows}):
+        one = _median(rows, "pairs_per_second", frontier=name, threads="1")
+        more = max(_median(rows, "pairs_per_second", frontier=name, threads=t)
+                   for t in {r["threads"] for r in rows if r["frontier"] == name} - {"1"})
+        best.append((more / one, name))
+    gain, name = max(best)
+    if gain <= 1.05:
+        return (f"no line rises (the most, ``{name}``, reaches {_f(gain)}x its one-thread "
+                "rate: within the noise of the rounds)")
+    risers = [f"``{n}`` ({_f(g)}x)" for g, n in sorted(best, reverse=True) if g > 1.05]
+    return f"some lines rise above their one-thread rate: {', '.join(risers)}"
+
+
+def _fb_races(name: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        mine = _where(rows, frontier=name)
+        counts = {c: sum(int(r[c] or 0) for r in mine)
+                  for c in ("races_detected", "duplicates_handed_out", "urls_overwritten")}
+        if not any(counts.values()):
+            return (f"caught no race in this run: ``races_detected``, "
+                    f"``duplicates_handed_out`` and ``urls_overwritten`` are 0 in all "
+                    f"{len(mine)} rows")
+        return "caught races in this run: " + ", ".join(
+            f"``{c}`` {n:,}" for c, n in counts.items() if n) + f" over {len(mine)} rows"
+    return value
+
+
 def _more_or_fewer(rows: Rows) -> str:
     hp = _one(rows, "measured_page_messages", method="hypergraph")
     site = _one(rows, "measured_page_messages", method="site-hash")
@@ -914,6 +965,25 @@ NUMBERS = [
     Number("cr_machine", "crawl-races", "crawl-races", _machine, "the run's machine"),
     Number("fb_fine_coarse", "frontier-bench", "frontier-bench", _fb_over("fine", "coarse"),
            "fine over coarse, 2 threads and more"),
+    Number("fb_simple", "frontier-bench", "frontier-bench", _fb_simple,
+           "queue.SimpleQueue's pairs/s over queue.Queue's, range over thread counts"),
+    Number("fb_lock_waits", "frontier-bench", "frontier-bench",
+           _fb_counter("lock_waits", ("monitor", "coarse", "fine", "heap", "semaphore",
+                                      "tanenbaum")),
+           "lock_waits per round of the lock-based frontiers, 2 threads and more"),
+    Number("fb_lock_waits_fine", "frontier-bench", "frontier-bench",
+           _fb_counter("lock_waits", ("fine",)), "fine's lock_waits per round, 2+ threads"),
+    Number("fb_lock_waits_coarse", "frontier-bench", "frontier-bench",
+           _fb_counter("lock_waits", ("coarse",)), "coarse's lock_waits per round, 2+ threads"),
+    Number("fb_cas", "frontier-bench", "frontier-bench", _fb_counter("cas_retries", ("lockfree",)),
+           "lockfree's cas_retries per round, 2 threads and more"),
+    Number("fb_aborts_16", "frontier-bench", "frontier-bench",
+           _fb_counter("optimistic_aborts", ("optimistic",), "16"),
+           "optimistic's aborts per round at 16 threads"),
+    Number("fb_rise", "frontier-bench", "frontier-bench", _fb_rise,
+           "whether any frontier's pairs/s rise with threads (medians against one thread)"),
+    Number("fb_unsync_races", "frontier-bench", "frontier-bench", _fb_races("unsynchronized"),
+           "unsynchronized's race counters, summed over the run"),
     Number("fb_fine_coarse_1", "frontier-bench", "frontier-bench",
            _fb_over("fine", "coarse", one=True), "fine over coarse, one thread"),
     Number("fb_lf_monitor", "frontier-bench", "frontier-bench", _fb_over("lockfree", "monitor"),
