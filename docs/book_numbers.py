@@ -37,7 +37,7 @@ PAGES = {
         "0.1": "a setting (switch interval) and worked arithmetic",
         "99 %": "a model estimate: 20 ms of waiting against about 0.1 ms of Python a page",
         "60 %": "CPython's set load factor", "0.6": "the same load factor, in arithmetic",
-        "1.7": "worked arithmetic (16 GB / 95 bytes)", "1 %": "worked arithmetic",
+        "1 %": "worked arithmetic",
         "3.11": "a Python version", "3.13": "a Python version",
     },
     "instructor/plunge-and-gil.rst": {
@@ -501,6 +501,19 @@ def _mem_frontiers(names: tuple[str, ...]) -> Callable[[Rows], str]:
     return value
 
 
+def _mem_budget(rows: Rows) -> float:
+    """Bytes per discovered URL of ``VisitedSet`` (10^6) plus a ``heap`` frontier holding a
+    tenth of the URLs, with their strings (10^5)."""
+    return (_one(rows, "bytes_per_url", structure="VisitedSet (fingerprints)", urls="1000000")
+            + 0.1 * (_one(rows, "bytes_per_url", structure="heap", urls="100000")
+                     + _one(rows, "string_bytes_per_url", structure="monitor", urls="100000")))
+
+
+def _mem_16gb(rows: Rows) -> str:
+    mantissa, exponent = f"{16e9 / _mem_budget(rows):.1e}".split("e")
+    return f"{mantissa} · 10\\ :sup:`{int(exponent)}`"
+
+
 def _mem_target(rows: Rows) -> str:
     x = _one(rows, "bytes_per_url", structure="VisitedSet (fingerprints)", urls="1000000")
     return "met" if x <= 150 else "missed"
@@ -939,6 +952,10 @@ NUMBERS = [
            "linked-list frontiers"),
     Number("mem_heavy", "crawl-memory", "crawl-memory",
            _mem_frontiers(("heap", "unsynchronized")), "heap and unsynchronized"),
+    Number("mem_budget", "crawl-memory", "crawl-memory", lambda rows: f"{_mem_budget(rows):.0f}",
+           "VisitedSet plus a heap frontier of a tenth of the URLs, bytes per URL"),
+    Number("mem_16gb", "crawl-memory", "crawl-memory", _mem_16gb,
+           "URLs in 16 GB at mem_budget bytes each"),
     Number("mem_str_100k", "crawl-memory", "crawl-memory",
            _mem("monitor", "string_bytes_per_url", "100000"), "a URL string's bytes"),
     Number("dur_page_1", "crawl-durability", "crawl-durability",
