@@ -15,7 +15,8 @@ pytest.importorskip("matplotlib")
 PIL = pytest.importorskip("PIL.Image")
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
-REPLOTTED = ("pq-time", "pq-slices", "extractors", "web-server", "crawl-durability")
+REPLOTTED = ("pq-time", "pq-slices", "extractors", "web-server", "crawl-durability",
+             "crawl-races", "bsp-rx")
 
 
 @pytest.mark.parametrize("lab", REPLOTTED)
