@@ -20,7 +20,12 @@ REPLOTTED = ("pq-time", "pq-slices", "extractors", "web-server", "crawl-durabili
 
 
 @pytest.mark.parametrize("lab", REPLOTTED)
-def test_replot_redraws_the_committed_figure_without_measuring(lab, tmp_path, capsys):
+def test_replot_redraws_the_committed_figure_without_measuring(lab, tmp_path, capsys,
+                                                              monkeypatch):
+    figures = []
+    readable = plotstyle.enforce_readable
+    monkeypatch.setattr(plotstyle, "enforce_readable",
+                        lambda fig, skip=(): (figures.append(fig), readable(fig, skip))[1])
     shutil.copytree(RESULTS / lab, tmp_path / lab)
     (tmp_path / lab / f"{lab}.png").unlink()
     csvs = {p.name: p.read_bytes() for p in (tmp_path / lab).glob("*.csv")}
@@ -30,5 +35,29 @@ def test_replot_redraws_the_committed_figure_without_measuring(lab, tmp_path, ca
     assert {p.name: p.read_bytes() for p in (tmp_path / lab).glob("*.csv")} == csvs
     with PIL.open(tmp_path / lab / f"{lab}.png") as png:
         assert png.width <= plotstyle.MAX_WIDTH * plotstyle.DPI, png.size
+    assert figures and all(plotstyle.clashes(fig) == [] for fig in figures), \
+        [plotstyle.clashes(fig) for fig in figures]
     with PIL.open(RESULTS / lab / f"{lab}.png") as committed:  # the book's is a replot as well
         assert committed.width <= plotstyle.MAX_WIDTH * plotstyle.DPI, committed.size
+
+
+def test_every_figure_the_book_shows_exists_and_a_lab_draws_it():
+    """Each ``.. image::`` of a results PNG names a file that is there, in the folder of a lab
+    (``crawlab lab NAME``) or of docs/explore_results.py; none is drawn by hand."""
+    import re
+
+    from labs.harness import lab_modules
+
+    docs = RESULTS.parent
+    producers = set(lab_modules()) | {"explore"}
+    shown = 0
+    for page in docs.rglob("*.rst"):
+        for ref in re.findall(r"\.\. (?:image|figure):: (\S+\.png)", page.read_text()):
+            path = (page.parent / ref).resolve()
+            assert path.is_file(), f"{page.name}: {ref} does not exist"
+            parts = path.relative_to(RESULTS).parts
+            folder = next(p for p in parts[:-1] if p not in ("full", "free-threaded")
+                          and not p.startswith("host-"))
+            assert folder in producers, f"{page.name}: {ref} is drawn by no lab"
+            shown += 1
+    assert shown > 30
