@@ -564,6 +564,39 @@ def _cr_switch(rows: Rows) -> str:
     return "; ".join(parts)
 
 
+def _cr_window(rows: Rows) -> str:
+    """crawl-races: what the one window with a call (put's full check, then push) let through
+    in the plain frontier's crawls."""
+    mine = _where(rows, frontier="unsynchronized")
+    lost = sum(int(r["never_fetched"]) for r in mine)
+    twice = sum(int(r["fetched_twice"]) for r in mine)
+    if not lost and not twice:
+        return (f"in these {len(mine)} crawls it let no race through: the GIL was never "
+                "handed over inside it at the moment it mattered")
+    return (f"the plain frontier's {lost} pages never fetched and {twice} fetched twice "
+            f"({len(mine)} crawls) come from there")
+
+
+def _cr_by_interval(rows: Rows) -> str:
+    """crawl-races: the forced-switch frontier at its smallest robot count above one, per
+    switch interval: pages fetched twice and never fetched (first crawl of each point)."""
+    mine = _where(rows, frontier="unsynchronized+switch")
+    t = min(int(r["threads"]) for r in mine if int(r["threads"]) > 1)
+    parts = []
+    for interval in sorted({r["switch_interval"] for r in mine}, key=float, reverse=True):
+        at = _where(mine, threads=str(t), switch_interval=interval)
+        parts.append(f"{1000 * float(interval):g} ms: {at[0]['fetched_twice']} fetched twice, "
+                     f"{at[0]['never_fetched']} never fetched")
+    return f"at {t} robots, " + "; ".join(parts)
+
+
+def _cr_visited(rows: Rows) -> str:
+    races = [int(r["visited_races"]) for r in rows]
+    if not any(races):
+        return f"stayed 0 in all {len(rows)} crawls"
+    return f"reached {max(races)} (in {sum(map(bool, races))} of {len(rows)} crawls)"
+
+
 def _fb_over(a: str, b: str, one: bool = False) -> Callable[[Rows], str]:
     """frontier-bench: ``a``'s median rate over ``b``'s, at one thread (``one``) or as the
     range over the thread counts above one."""
@@ -979,6 +1012,12 @@ NUMBERS = [
            "the locked control's repeats and losses"),
     Number("cr_switch", "crawl-races", "crawl-races", _cr_switch,
            "the forced-switch frontier, per robot count"),
+    Number("cr_window", "crawl-races", "crawl-races", _cr_window,
+           "what put's check-then-push window let through, plain unsynchronized"),
+    Number("cr_visited", "crawl-races", "crawl-races", _cr_visited,
+           "RacyVisitedSet's race counter over every crawl"),
+    Number("cr_by_interval", "crawl-races", "crawl-races", _cr_by_interval,
+           "the forced-switch frontier per switch interval, smallest robot count above one"),
     Number("cr_machine", "crawl-races", "crawl-races", _machine, "the run's machine"),
     Number("fb_fine_coarse", "frontier-bench", "frontier-bench", _fb_over("fine", "coarse"),
            "fine over coarse, 2 threads and more"),
