@@ -564,6 +564,20 @@ def _cr_switch(rows: Rows) -> str:
     return "; ".join(parts)
 
 
+def _deadlock_pages(rows: Rows) -> str:
+    """crawl-capacity: pages crawled before the deadlock of robots putting their own links
+    with ``block``, per robot count (the range over the capacities)."""
+    mine = _where(rows, experiment="own-links", when_full="block")
+    parts, counts = [], sorted({int(r["threads"]) for r in mine})
+    for t in counts:
+        pages = sorted({int(r["pages_fetched"]) for r in mine if int(r["threads"]) == t})
+        parts.append(str(pages[0]) if len(pages) == 1 else f"{pages[0]} to {pages[-1]}")
+    stuck = sum(r["deadlock"] == "True" for r in mine)
+    return (f"{', '.join(parts[:-1])} and {parts[-1]} pages for "
+            f"{', '.join(map(str, counts[:-1]))} and {counts[-1]} robots; "
+            f"{stuck} of {len(mine)} crawls deadlocked")
+
+
 def _cr_window(rows: Rows) -> str:
     """crawl-races: what the one window with a call (put's full check, then push) let through
     in the plain frontier's crawls."""
@@ -1018,6 +1032,8 @@ NUMBERS = [
            "RacyVisitedSet's race counter over every crawl"),
     Number("cr_by_interval", "crawl-races", "crawl-races", _cr_by_interval,
            "the forced-switch frontier per switch interval, smallest robot count above one"),
+    Number("pg_deadlock_pages", "crawl-capacity", "crawl-capacity", _deadlock_pages,
+           "pages before the own-links deadlock, per robot count (quick run)"),
     Number("cr_machine", "crawl-races", "crawl-races", _machine, "the run's machine"),
     Number("fb_fine_coarse", "frontier-bench", "frontier-bench", _fb_over("fine", "coarse"),
            "fine over coarse, 2 threads and more"),
