@@ -578,6 +578,21 @@ def _deadlock_pages(rows: Rows) -> str:
             f"{stuck} of {len(mine)} crawls deadlocked")
 
 
+def _curves(names: tuple[str, ...]) -> Callable[[Rows], str]:
+    """crawl-quality: whether the frontiers ``names`` drew the same quality curve (every
+    fraction's quality equal) or, if not, where they part."""
+    def value(rows: Rows) -> str:
+        curves = {n: [(r["fraction"], r["quality"]) for r in _where(rows, frontier=n)]
+                  for n in names}
+        first = curves[names[0]]
+        if all(c == first for c in curves.values()):
+            return "give the same curve"
+        part = next(i for i, pts in enumerate(zip(*curves.values())) if len(set(pts)) > 1)
+        return (f"give different curves (from a fraction of {first[part][0]} of the web "
+                "crawled on)")
+    return value
+
+
 def _cr_window(rows: Rows) -> str:
     """crawl-races: what the one window with a call (put's full check, then push) let through
     in the plain frontier's crawls."""
@@ -1034,6 +1049,10 @@ NUMBERS = [
            "the forced-switch frontier per switch interval, smallest robot count above one"),
     Number("pg_deadlock_pages", "crawl-capacity", "crawl-capacity", _deadlock_pages,
            "pages before the own-links deadlock, per robot count (quick run)"),
+    Number("cq_priority", "crawl-quality", "crawl-quality", _curves(("heap", "cbt", "quickheap")),
+           "whether the three priority frontiers draw one curve"),
+    Number("cq_fifo", "crawl-quality", "crawl-quality", _curves(("monitor", "lockfree")),
+           "whether the two FIFO frontiers draw one curve"),
     Number("cr_machine", "crawl-races", "crawl-races", _machine, "the run's machine"),
     Number("fb_fine_coarse", "frontier-bench", "frontier-bench", _fb_over("fine", "coarse"),
            "fine over coarse, 2 threads and more"),
