@@ -213,3 +213,16 @@ def test_the_frontier_bench_answers_follow_their_csv(book_numbers, tmp_path):
     flat = book_numbers.values(copy)
     assert flat["fb_rise"].startswith("no line rises")
     assert flat["fb_unsync_races"].startswith("caught no race")
+
+
+def test_a_comparison_of_two_csvs_follows_both(book_numbers, tmp_path):
+    """'Without the GIL the crawls vary less' compares the free-threaded rounds with the GIL
+    build's (Number.beside): spread the free-threaded rounds wider and it says so."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    path = copy / "free-threaded" / "crawl-timelines" / "timeline-overhead.csv"
+    _rewrite(path, lambda r: r.update(pages_per_second=str(
+        float(r["pages_per_second"]) * (3 if r["round"] == "0" else 1))))
+    assert book_numbers.values(copy)["tl_vary"].startswith("Without the GIL the crawls vary as "
+                                                           "much")
+    assert book_numbers.values(RESULTS)["tl_vary"] != book_numbers.values(copy)["tl_vary"]
