@@ -324,6 +324,13 @@ def _dyn_model(rows: Rows) -> str:
     return ", ".join(f"{r['policy']} {float(r['stdev_pct']):.2f} %" for r in rows)
 
 
+def _dyn_comm(rows: Rows) -> str:
+    """bsp-dynamic: the communication overhead L/N against 1, over the four policies."""
+    xs = [float(r["communication"]) for r in rows]
+    side = "above 1" if min(xs) > 1 else "below 1" if max(xs) < 1 else "around 1"
+    return f"{side} ({_range(xs, 3)} over the four policies)"
+
+
 def _worse(a: str, b: str) -> Callable[[Rows], str]:
     def value(rows: Rows) -> str:
         x, y = _one(rows, "stdev_pct", policy=a), _one(rows, "stdev_pct", policy=b)
@@ -878,6 +885,9 @@ NUMBERS = [
            "stdev of the normalized workload, dynamic-random"),
     Number("dyn_ds", "bsp-dynamic", "bsp-dynamic", _dyn("dynamic-size"),
            "stdev of the normalized workload, dynamic-size"),
+    Number("dyn_comm", "bsp-dynamic", "bsp-dynamic",
+           _dyn_comm,
+           "communication overhead L/N, all policies"),
     Number("dyn_model", "bsp-dynamic", "model", _dyn_model, "the ideal-worker model"),
     Number("dyn_ss_vs_sr", "bsp-dynamic", "bsp-dynamic", _worse("static-size", "static-random"),
            "static-size against static-random"),
