@@ -168,7 +168,9 @@ def _median(rows: Rows, col: str, **match: str) -> float:
 
 
 def _range(values: list[float], digits: int = 2, unit: str = "") -> str:
-    return f"{_f(min(values), digits)}-{_f(max(values), digits)}{unit}"
+    """``lo-hi`` of ``values`` with ``unit``; one value when the two read the same."""
+    lo, hi = _f(min(values), digits), _f(max(values), digits)
+    return f"{lo}{unit}" if lo == hi else f"{lo}-{hi}{unit}"
 
 
 def _medians_by(rows: Rows, keys: tuple[str, ...], col: str) -> list[float]:
