@@ -333,6 +333,25 @@ def _dyn_comm(rows: Rows) -> str:
     return f"{side} ({_range(xs, 3)} over the four policies)"
 
 
+def _bspf_vs_paper(rows: Rows) -> str:
+    """bsp-failures: our remote/local failure ratio against the paper's 'below 10 %'."""
+    xs = [float(r["remote_over_local"]) for r in rows if r["remote_over_local"] != ""]
+    side = "above" if min(xs) > 0.1 else "below" if max(xs) < 0.1 else "on both sides of"
+    return f"{_range([100 * x for x in xs], 0, ' %')}, {side}"
+
+
+def _rx_search(rows: Rows) -> str:
+    """bsp-rx: the R_x the binary search found under both readings, per threshold."""
+    parts, close = [], True
+    for threshold in sorted({r["threshold"] for r in rows}, key=float):
+        a = _one(rows, "R_x", threshold=threshold, messages="all links")
+        b = _one(rows, "R_x", threshold=threshold, messages="remote only")
+        close &= abs(a - b) <= 0.05 * max(a, b)
+        parts.append(f"{a:,.1f} against {b:,.1f} at {100 * float(threshold):g} %")
+    verdict = "about the same" if close else "a different"
+    return f"{verdict} ``R_x`` for the same error threshold under both ({'; '.join(parts)})"
+
+
 def _worse(a: str, b: str) -> Callable[[Rows], str]:
     def value(rows: Rows) -> str:
         x, y = _one(rows, "stdev_pct", policy=a), _one(rows, "stdev_pct", policy=b)
@@ -890,6 +909,10 @@ NUMBERS = [
     Number("dyn_comm", "bsp-dynamic", "bsp-dynamic",
            _dyn_comm,
            "communication overhead L/N, all policies"),
+    Number("bspf_vs_paper", "bsp-failures", "bsp-failures", _bspf_vs_paper,
+           "remote/local failures against the paper's 10 %"),
+    Number("rx_search", "bsp-rx", "search", _rx_search,
+           "R_x found by the binary search, all links against remote only"),
     Number("dyn_model", "bsp-dynamic", "model", _dyn_model, "the ideal-worker model"),
     Number("dyn_ss_vs_sr", "bsp-dynamic", "bsp-dynamic", _worse("static-size", "static-random"),
            "static-size against static-random"),
