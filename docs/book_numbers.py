@@ -569,6 +569,48 @@ def _dur_gain(rows: Rows) -> str:
     return _f(top / _one(rows, "median_pages_per_second", mode="per-page", threads="1"), 1) + "x"
 
 
+def _dur_trend(rows: Rows) -> str:
+    """crawl-durability: does commit per page keep a smaller share of the journal-free rate at
+    the most threads than at one?"""
+    one = _one(rows, "of_no_journal", mode="per-page", threads="1")
+    top = float(_dur_top(rows, "per-page")["of_no_journal"])
+    if top < one:
+        return "so it falls further behind as the crawl gets faster"
+    return "and yet in this run it did not fall further behind as the crawl got faster"
+
+
+def _trend(xs: list[float]) -> str:
+    """'falls', 'rises' or 'does not move one way' with K, from the first to the last value."""
+    return "falls" if xs[-1] < xs[0] else "rises" if xs[-1] > xs[0] else "stays level"
+
+
+def _part_trend(ours: Rows, paper: Rows) -> str:
+    """partition: our site-hash/hypergraph ratio's trend with K against each paper dataset's."""
+    mine = [float(r["hash/HP"]) for r in sorted(ours, key=lambda r: int(r["K"]))]
+    theirs = {}
+    for r in sorted(paper, key=lambda r: int(r["K"])):
+        theirs.setdefault(r["dataset"], []).append(float(r["ratio"]))
+    trends = {_trend(v) for v in theirs.values()}
+    paper_says = (f"the paper's {trends.pop()} on all {len(theirs)} of its webs"
+                  if len(trends) == 1 else "the paper's trend differs between its webs")
+    return (f"Our ratio {_trend(mine)} with K ({_f(mine[0], 1)} at K = 4, {_f(mine[-1], 1)} at "
+            f"K = 64), {paper_says}")
+
+
+def _fb_simple_vs_best(rows: Rows) -> str:
+    """frontier-bench: queue.SimpleQueue over the fastest frontier, per thread count (range)."""
+    baselines = ("queue.Queue", "queue.SimpleQueue", "deque per thread")
+    xs = []
+    for t in sorted({r["threads"] for r in rows}, key=int):
+        best = max(_median(rows, "pairs_per_second", frontier=f, threads=t)
+                   for f in {r["frontier"] for r in rows} - set(baselines))
+        xs.append(_median(rows, "pairs_per_second", frontier="queue.SimpleQueue", threads=t)
+                  / best)
+    order = "an order of magnitude" if min(xs) >= 10 else "several times"
+    return (f"{order} faster than every frontier here ({min(xs):.0f} to {max(xs):.0f} times "
+            "the fastest)")
+
+
 def _cr_count(frontier: str) -> Callable[[Rows], str]:
     """crawl-races: what ``frontier`` fetched twice and never fetched over all its crawls."""
     def value(rows: Rows) -> str:
@@ -1134,6 +1176,15 @@ NUMBERS = [
     Number("tl_vary", "free-threaded/crawl-timelines", "timeline-overhead", _tl_vary,
            "spread of the rounds without a timeline, free-threaded against GIL",
            beside=("crawl-timelines", "timeline-overhead")),
+    Number("dur_trend", "crawl-durability", "crawl-durability", _dur_trend,
+           "commit per page: its share of the journal-free rate, one thread against the most"),
+    Number("part_trend", "partition", "table2", _part_trend,
+           "our site-hash/hypergraph ratio with K against the paper's",
+           beside=("partition", "paper-table2")),
+    Number("fb_simple_vs_best", "frontier-bench", "frontier-bench", _fb_simple_vs_best,
+           "queue.SimpleQueue over the fastest frontier, per thread count"),
+    Number("eff_qh_ext_8", "pq-slices", "efficiency", _eff("QH_extract", "8"),
+           "QH extract efficiency, T = 8"),
     Number("cr_machine", "crawl-races", "crawl-races", _machine, "the run's machine"),
     Number("fb_fine_coarse", "frontier-bench", "frontier-bench", _fb_over("fine", "coarse"),
            "fine over coarse, 2 threads and more"),
