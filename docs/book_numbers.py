@@ -683,6 +683,12 @@ def _tl_waits(scenario: str) -> Callable[[Rows], str]:
     return value
 
 
+def _tl_spread(rows: Rows) -> str:
+    """crawl-timelines: how far apart the rounds without a timeline are (max/min - 1)."""
+    rates = [float(r["pages_per_second"]) for r in rows if r["timeline"] == "False"]
+    return f"up to {100 * (max(rates) / min(rates) - 1):.0f} %"
+
+
 def _tl_vary(ft_rows: Rows, gil_rows: Rows) -> str:
     """crawl-timelines: the spread (max/min - 1) of the rounds without a timeline,
     free-threaded against the GIL build."""
@@ -1173,6 +1179,8 @@ NUMBERS = [
            "lockfree's time in the frontier's waits, GIL"),
     Number("tl_ft_lockfree_waits", "free-threaded/crawl-timelines", "crawl-timelines",
            _tl_waits("lockfree"), "lockfree's time in the frontier's waits, free-threaded"),
+    Number("tl_gil_spread", "crawl-timelines", "timeline-overhead", _tl_spread,
+           "how far apart two monitor crawls without a timeline are, GIL"),
     Number("tl_vary", "free-threaded/crawl-timelines", "timeline-overhead", _tl_vary,
            "spread of the rounds without a timeline, free-threaded against GIL",
            beside=("crawl-timelines", "timeline-overhead")),
