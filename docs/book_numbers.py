@@ -705,6 +705,25 @@ def _tl_vary(ft_rows: Rows, gil_rows: Rows) -> str:
             "comparison")
 
 
+def _cp_trend(parser: str) -> Callable[[Rows], str]:
+    """crawl-parsers: how ``parser``'s pages/s and CPU per page moved from 1 thread to the
+    most (medians of the rounds), said with a 5 % margin for 'flat'."""
+    def value(rows: Rows) -> str:
+        mine = [r for r in rows if r["parser"] == parser and r["crawler"] != "scrapy"]
+        lo, hi = (str(f(int(r["threads"]) for r in mine)) for f in (min, max))
+        rate = [_median(mine, "pages_per_s", threads=t) for t in (lo, hi)]
+        cpu = [_median(mine, "cpu_ms_per_page", threads=t) for t in (lo, hi)]
+
+        def moved(pair: list[float], up: str, down: str, flat: str) -> str:
+            change = pair[1] / pair[0] - 1
+            return flat if abs(change) <= 0.05 else up if change > 0 else down
+
+        return (f"pages/s {moved(rate, 'rose', 'fell', 'stayed flat')} ({rate[0]:,.0f} at {lo} "
+                f"thread, {rate[1]:,.0f} at {hi}) and CPU per page "
+                f"{moved(cpu, 'grew', 'shrank', 'stayed flat')} ({cpu[0]:.1f} ms, {cpu[1]:.1f} ms)")
+    return value
+
+
 def _cr_window(rows: Rows) -> str:
     """crawl-races: what the one window with a call (put's full check, then push) let through
     in the plain frontier's crawls."""
@@ -1193,6 +1212,8 @@ NUMBERS = [
            "queue.SimpleQueue over the fastest frontier, per thread count"),
     Number("eff_qh_ext_8", "pq-slices", "efficiency", _eff("QH_extract", "8"),
            "QH extract efficiency, T = 8"),
+    Number("cp_lxml_trend", "crawl-parsers", "crawl-parsers", _cp_trend("lxml"),
+           "the lxml crawl from 1 thread to the most: pages/s and CPU per page"),
     Number("cr_machine", "crawl-races", "crawl-races", _machine, "the run's machine"),
     Number("fb_fine_coarse", "frontier-bench", "frontier-bench", _fb_over("fine", "coarse"),
            "fine over coarse, 2 threads and more"),
