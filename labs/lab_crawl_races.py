@@ -184,8 +184,10 @@ def main(argv=None) -> int:
               f"fetches ({100 * (dup + lost) / max(pages, 1):.2f}% wasted or lost); paper: "
               f"'overwritten frequently ... repetitive crawling' (no count given)")
 
-    fig, axes = lab.figure("Races per 1,000 pages, crawl ground truth (to the end, L = 0)",
-                           "robot threads", "per 1,000 pages fetched", ncols=2,
+    per_point = max(1 + int(r["rep"]) for r in rows)
+    pooled = f"{per_point} crawl{'s' if per_point > 1 else ''} per point, pooled"
+    fig, axes = lab.figure("Races per 1,000 pages, crawl ground truth (to the end, L = 0; "
+                           f"{pooled})", "robot threads", "per 1,000 pages fetched", ncols=2,
                            size=(10.5, 5.6))
     styles = {5e-3: "-", 1e-4: "--", 1e-6: ":"}  # a frontier's look, a line style per switch
     sizes = {"unsynchronized": (5, 3), WINDOW: (5, 2), CONTROL: (10, 1)}

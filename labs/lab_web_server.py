@@ -127,7 +127,7 @@ def main(argv=None) -> int:
                      "mean_latency_ms", "p99_latency_ms", "littles_L", "failed_clients",
                      "server_over_fetcher"])
     slow = [r for r in rows if r["test"] == "slow"]
-    fig, ax = lab.figure(f"Concurrent slow requests ({latency * 1000:g} ms latency)",
+    fig, ax = lab.figure(f"Concurrent slow requests ({latency * 1000:g} ms latency, 1 run)",
                          "client connections C", "sustained concurrency L = λW")
     ax.plot([r["connections"] for r in slow], [r["littles_L"] for r in slow],
             label="measured L", **look("measured L"))
