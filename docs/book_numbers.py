@@ -37,7 +37,7 @@ PAGES = {
         "0.1": "a setting (switch interval) and worked arithmetic",
         "99 %": "a model estimate: 20 ms of waiting against about 0.1 ms of Python a page",
         "60 %": "CPython's set load factor", "0.6": "the same load factor, in arithmetic",
-        "1.7": "worked arithmetic (16 GB / 95 bytes)", "1 %": "worked arithmetic",
+        "1 %": "worked arithmetic",
         "3.11": "a Python version", "3.13": "a Python version",
     },
     "instructor/plunge-and-gil.rst": {
@@ -101,7 +101,9 @@ PAGES = {
         "3.2": "a section number of the paper",
     },
 }
-TYPED = re.compile(r"(?<![\w.|])\d+(?:\.\d+)?(?:x\b|×|\s?%)|(?<![\w.|])\d+\.\d+(?!\.?\d)")
+TYPED = re.compile(r"(?<![\w.|])\d+(?:\.\d+)?(?:x\b|×|\s?%)|(?<![\w.|])\d+\.\d+(?!\.?\d)"
+                   r"|(?<![\w.|])(?:\d+(?:\.\d+)?\s+to\s+)?\d+(?:\.\d+)?\s+times\b"
+                   r"|~\s?\d+")
 
 
 def typed_numbers(text: str) -> list[str]:
@@ -117,13 +119,21 @@ Rows = list[dict[str, str]]
 
 @dataclass(frozen=True)
 class Number:
-    """One quoted number: ``value(rows)`` of ``results/lab/stem.csv``, as text."""
+    """One quoted number: ``value(rows)`` of ``results/lab/stem.csv``, as text; with
+    ``beside=(lab, stem)``, ``value(rows, rows_beside)`` (a comparison of two CSVs)."""
 
     name: str
     lab: str
     stem: str
-    value: Callable[[Rows], str]
+    value: Callable[..., str]
     what: str
+    beside: tuple[str, str] | None = None
+
+    def text(self, results: Path) -> str:
+        rows = _rows(results, self.lab, self.stem)
+        if self.beside is None:
+            return self.value(rows)
+        return self.value(rows, _rows(results, *self.beside))
 
 
 def _rows(results: Path, lab: str, stem: str) -> Rows:
@@ -158,7 +168,9 @@ def _median(rows: Rows, col: str, **match: str) -> float:
 
 
 def _range(values: list[float], digits: int = 2, unit: str = "") -> str:
-    return f"{_f(min(values), digits)}-{_f(max(values), digits)}{unit}"
+    """``lo-hi`` of ``values`` with ``unit``; one value when the two read the same."""
+    lo, hi = _f(min(values), digits), _f(max(values), digits)
+    return f"{lo}{unit}" if lo == hi else f"{lo}-{hi}{unit}"
 
 
 def _medians_by(rows: Rows, keys: tuple[str, ...], col: str) -> list[float]:
@@ -312,6 +324,32 @@ def _dyn(policy: str) -> Callable[[Rows], str]:
 
 def _dyn_model(rows: Rows) -> str:
     return ", ".join(f"{r['policy']} {float(r['stdev_pct']):.2f} %" for r in rows)
+
+
+def _dyn_comm(rows: Rows) -> str:
+    """bsp-dynamic: the communication overhead L/N against 1, over the four policies."""
+    xs = [float(r["communication"]) for r in rows]
+    side = "above 1" if min(xs) > 1 else "below 1" if max(xs) < 1 else "around 1"
+    return f"{side} ({_range(xs, 3)} over the four policies)"
+
+
+def _bspf_vs_paper(rows: Rows) -> str:
+    """bsp-failures: our remote/local failure ratio against the paper's 'below 10 %'."""
+    xs = [float(r["remote_over_local"]) for r in rows if r["remote_over_local"] != ""]
+    side = "above" if min(xs) > 0.1 else "below" if max(xs) < 0.1 else "on both sides of"
+    return f"{_range([100 * x for x in xs], 0, ' %')}, {side}"
+
+
+def _rx_search(rows: Rows) -> str:
+    """bsp-rx: the R_x the binary search found under both readings, per threshold."""
+    parts, close = [], True
+    for threshold in sorted({r["threshold"] for r in rows}, key=float):
+        a = _one(rows, "R_x", threshold=threshold, messages="all links")
+        b = _one(rows, "R_x", threshold=threshold, messages="remote only")
+        close &= abs(a - b) <= 0.05 * max(a, b)
+        parts.append(f"{a:,.1f} against {b:,.1f} at {100 * float(threshold):g} %")
+    verdict = "about the same" if close else "a different"
+    return f"{verdict} ``R_x`` for the same error threshold under both ({'; '.join(parts)})"
 
 
 def _worse(a: str, b: str) -> Callable[[Rows], str]:
@@ -499,6 +537,19 @@ def _mem_frontiers(names: tuple[str, ...]) -> Callable[[Rows], str]:
     return value
 
 
+def _mem_budget(rows: Rows) -> float:
+    """Bytes per discovered URL of ``VisitedSet`` (10^6) plus a ``heap`` frontier holding a
+    tenth of the URLs, with their strings (10^5)."""
+    return (_one(rows, "bytes_per_url", structure="VisitedSet (fingerprints)", urls="1000000")
+            + 0.1 * (_one(rows, "bytes_per_url", structure="heap", urls="100000")
+                     + _one(rows, "string_bytes_per_url", structure="monitor", urls="100000")))
+
+
+def _mem_16gb(rows: Rows) -> str:
+    mantissa, exponent = f"{16e9 / _mem_budget(rows):.1e}".split("e")
+    return f"{mantissa} · 10\\ :sup:`{int(exponent)}`"
+
+
 def _mem_target(rows: Rows) -> str:
     x = _one(rows, "bytes_per_url", structure="VisitedSet (fingerprints)", urls="1000000")
     return "met" if x <= 150 else "missed"
@@ -516,6 +567,48 @@ def _dur(mode: str) -> Callable[[Rows], str]:
 def _dur_gain(rows: Rows) -> str:
     top = float(_dur_top(rows, "per-page")["median_pages_per_second"])
     return _f(top / _one(rows, "median_pages_per_second", mode="per-page", threads="1"), 1) + "x"
+
+
+def _dur_trend(rows: Rows) -> str:
+    """crawl-durability: does commit per page keep a smaller share of the journal-free rate at
+    the most threads than at one?"""
+    one = _one(rows, "of_no_journal", mode="per-page", threads="1")
+    top = float(_dur_top(rows, "per-page")["of_no_journal"])
+    if top < one:
+        return "so it falls further behind as the crawl gets faster"
+    return "and yet in this run it did not fall further behind as the crawl got faster"
+
+
+def _trend(xs: list[float]) -> str:
+    """'falls', 'rises' or 'does not move one way' with K, from the first to the last value."""
+    return "falls" if xs[-1] < xs[0] else "rises" if xs[-1] > xs[0] else "stays level"
+
+
+def _part_trend(ours: Rows, paper: Rows) -> str:
+    """partition: our site-hash/hypergraph ratio's trend with K against each paper dataset's."""
+    mine = [float(r["hash/HP"]) for r in sorted(ours, key=lambda r: int(r["K"]))]
+    theirs = {}
+    for r in sorted(paper, key=lambda r: int(r["K"])):
+        theirs.setdefault(r["dataset"], []).append(float(r["ratio"]))
+    trends = {_trend(v) for v in theirs.values()}
+    paper_says = (f"the paper's {trends.pop()} on all {len(theirs)} of its webs"
+                  if len(trends) == 1 else "the paper's trend differs between its webs")
+    return (f"Our ratio {_trend(mine)} with K ({_f(mine[0], 1)} at K = 4, {_f(mine[-1], 1)} at "
+            f"K = 64), {paper_says}")
+
+
+def _fb_simple_vs_best(rows: Rows) -> str:
+    """frontier-bench: queue.SimpleQueue over the fastest frontier, per thread count (range)."""
+    baselines = ("queue.Queue", "queue.SimpleQueue", "deque per thread")
+    xs = []
+    for t in sorted({r["threads"] for r in rows}, key=int):
+        best = max(_median(rows, "pairs_per_second", frontier=f, threads=t)
+                   for f in {r["frontier"] for r in rows} - set(baselines))
+        xs.append(_median(rows, "pairs_per_second", frontier="queue.SimpleQueue", threads=t)
+                  / best)
+    order = "an order of magnitude" if min(xs) >= 10 else "several times"
+    return (f"{order} faster than every frontier here ({min(xs):.0f} to {max(xs):.0f} times "
+            "the fastest)")
 
 
 def _cr_count(frontier: str) -> Callable[[Rows], str]:
@@ -549,6 +642,121 @@ def _cr_switch(rows: Rows) -> str:
     return "; ".join(parts)
 
 
+def _deadlock_pages(rows: Rows) -> str:
+    """crawl-capacity: pages crawled before the deadlock of robots putting their own links
+    with ``block``, per robot count (the range over the capacities)."""
+    mine = _where(rows, experiment="own-links", when_full="block")
+    parts, counts = [], sorted({int(r["threads"]) for r in mine})
+    for t in counts:
+        pages = sorted({int(r["pages_fetched"]) for r in mine if int(r["threads"]) == t})
+        parts.append(str(pages[0]) if len(pages) == 1 else f"{pages[0]} to {pages[-1]}")
+    stuck = sum(r["deadlock"] == "True" for r in mine)
+    return (f"{', '.join(parts[:-1])} and {parts[-1]} pages for "
+            f"{', '.join(map(str, counts[:-1]))} and {counts[-1]} robots; "
+            f"{stuck} of {len(mine)} crawls deadlocked")
+
+
+def _curves(names: tuple[str, ...]) -> Callable[[Rows], str]:
+    """crawl-quality: whether the frontiers ``names`` drew the same quality curve (every
+    fraction's quality equal) or, if not, where they part."""
+    def value(rows: Rows) -> str:
+        curves = {n: [(r["fraction"], r["quality"]) for r in _where(rows, frontier=n)]
+                  for n in names}
+        first = curves[names[0]]
+        if all(c == first for c in curves.values()):
+            return "give the same curve"
+        part = next(i for i, pts in enumerate(zip(*curves.values())) if len(set(pts)) > 1)
+        return (f"give different curves (from a fraction of {first[part][0]} of the web "
+                "crawled on)")
+    return value
+
+
+def _tl_waits(scenario: str) -> Callable[[Rows], str]:
+    """crawl-timelines: whether ``scenario``'s threads waited in the frontier at all."""
+    def value(rows: Rows) -> str:
+        row = _where(rows, scenario=scenario)[0]
+        shares = {s: 100 * float(row[f"share_{s}"]) for s in ("lock", "not_empty", "not_full")}
+        if not any(round(x, 1) for x in shares.values()):
+            return "never waited in the frontier (no time on lock, not_empty or not_full)"
+        return "waited in the frontier: " + ", ".join(
+            f"{x:.1f} % of its time on {s}" for s, x in shares.items() if round(x, 1))
+    return value
+
+
+def _tl_spread(rows: Rows) -> str:
+    """crawl-timelines: how far apart the rounds without a timeline are (max/min - 1)."""
+    rates = [float(r["pages_per_second"]) for r in rows if r["timeline"] == "False"]
+    return f"up to {100 * (max(rates) / min(rates) - 1):.0f} %"
+
+
+def _tl_vary(ft_rows: Rows, gil_rows: Rows) -> str:
+    """crawl-timelines: the spread (max/min - 1) of the rounds without a timeline,
+    free-threaded against the GIL build."""
+    def spread(rows: Rows) -> float:
+        rates = [float(r["pages_per_second"]) for r in rows if r["timeline"] == "False"]
+        return max(rates) / min(rates) - 1
+
+    ft, gil = spread(ft_rows), spread(gil_rows)
+    said = (f"the rounds without a timeline spread over {100 * ft:.0f} % of their slowest, "
+            f"against {100 * gil:.0f} % with the GIL")
+    if ft < gil:
+        return f"Without the GIL the crawls vary less ({said}), and the direct comparison"
+    return (f"Without the GIL the crawls vary as much ({said}), and even there the direct "
+            "comparison")
+
+
+def _cp_trend(parser: str) -> Callable[[Rows], str]:
+    """crawl-parsers: how ``parser``'s pages/s and CPU per page moved from 1 thread to the
+    most (medians of the rounds), said with a 5 % margin for 'flat'."""
+    def value(rows: Rows) -> str:
+        mine = [r for r in rows if r["parser"] == parser and r["crawler"] != "scrapy"]
+        lo, hi = (str(f(int(r["threads"]) for r in mine)) for f in (min, max))
+        rate = [_median(mine, "pages_per_s", threads=t) for t in (lo, hi)]
+        cpu = [_median(mine, "cpu_ms_per_page", threads=t) for t in (lo, hi)]
+
+        def moved(pair: list[float], up: str, down: str, flat: str) -> str:
+            change = pair[1] / pair[0] - 1
+            return flat if abs(change) <= 0.05 else up if change > 0 else down
+
+        return (f"pages/s {moved(rate, 'rose', 'fell', 'stayed flat')} ({rate[0]:,.0f} at {lo} "
+                f"thread, {rate[1]:,.0f} at {hi}) and CPU per page "
+                f"{moved(cpu, 'grew', 'shrank', 'stayed flat')} ({cpu[0]:.1f} ms, {cpu[1]:.1f} ms)")
+    return value
+
+
+def _cr_window(rows: Rows) -> str:
+    """crawl-races: what the one window with a call (put's full check, then push) let through
+    in the plain frontier's crawls."""
+    mine = _where(rows, frontier="unsynchronized")
+    lost = sum(int(r["never_fetched"]) for r in mine)
+    twice = sum(int(r["fetched_twice"]) for r in mine)
+    if not lost and not twice:
+        return (f"in these {len(mine)} crawls it let no race through: the GIL was never "
+                "handed over inside it at the moment it mattered")
+    return (f"the plain frontier's {lost} pages never fetched and {twice} fetched twice "
+            f"({len(mine)} crawls) come from there")
+
+
+def _cr_by_interval(rows: Rows) -> str:
+    """crawl-races: the forced-switch frontier at its smallest robot count above one, per
+    switch interval: pages fetched twice and never fetched (first crawl of each point)."""
+    mine = _where(rows, frontier="unsynchronized+switch")
+    t = min(int(r["threads"]) for r in mine if int(r["threads"]) > 1)
+    parts = []
+    for interval in sorted({r["switch_interval"] for r in mine}, key=float, reverse=True):
+        at = _where(mine, threads=str(t), switch_interval=interval)
+        parts.append(f"{1000 * float(interval):g} ms: {at[0]['fetched_twice']} fetched twice, "
+                     f"{at[0]['never_fetched']} never fetched")
+    return f"at {t} robots, " + "; ".join(parts)
+
+
+def _cr_visited(rows: Rows) -> str:
+    races = [int(r["visited_races"]) for r in rows]
+    if not any(races):
+        return f"stayed 0 in all {len(rows)} crawls"
+    return f"reached {max(races)} (in {sum(map(bool, races))} of {len(rows)} crawls)"
+
+
 def _fb_over(a: str, b: str, one: bool = False) -> Callable[[Rows], str]:
     """frontier-bench: ``a``'s median rate over ``b``'s, at one thread (``one``) or as the
     range over the thread counts above one."""
@@ -564,6 +772,55 @@ def _fb_over(a: str, b: str, one: bool = False) -> Callable[[Rows], str]:
 def _fb_range(names: tuple[str, ...]) -> Callable[[Rows], str]:
     def value(rows: Rows) -> str:
         return _range([_median(rows, "ratio_vs_queue", frontier=n, threads="1") for n in names])
+    return value
+
+
+def _fb_simple(rows: Rows) -> str:
+    """frontier-bench: queue.SimpleQueue's median pairs/s over queue.Queue's, over threads."""
+    counts = sorted({r["threads"] for r in rows}, key=int)
+    xs = [_median(rows, "ratio_vs_queue", frontier="queue.SimpleQueue", threads=t)
+          for t in counts]
+    return f"{min(xs):.0f} to {max(xs):.0f} times"
+
+
+def _fb_counter(col: str, frontiers: tuple[str, ...], threads: str = "") -> Callable[[Rows], str]:
+    """frontier-bench: the range of counter ``col`` over every round of ``frontiers`` at more
+    than one thread (or at ``threads``), as whole numbers."""
+    def value(rows: Rows) -> str:
+        xs = [int(r[col]) for r in rows if r["frontier"] in frontiers and r["threads"] != "1"
+              and (not threads or r["threads"] == threads)]
+        return f"{min(xs):,} to {max(xs):,}"
+    return value
+
+
+def _fb_rise(rows: Rows) -> str:
+    """frontier-bench: whether any frontier's median pairs/s at more threads passes its
+    one-thread rate by more than the rounds' own spread (5 %)."""
+    best = []
+    for name in sorted({r["frontier"] for r in rows}):
+        one = _median(rows, "pairs_per_second", frontier=name, threads="1")
+        more = max(_median(rows, "pairs_per_second", frontier=name, threads=t)
+                   for t in {r["threads"] for r in rows if r["frontier"] == name} - {"1"})
+        best.append((more / one, name))
+    gain, name = max(best)
+    if gain <= 1.05:
+        return (f"no line rises (the most, ``{name}``, reaches {_f(gain)}x its one-thread "
+                "rate: within the noise of the rounds)")
+    risers = [f"``{n}`` ({_f(g)}x)" for g, n in sorted(best, reverse=True) if g > 1.05]
+    return f"some lines rise above their one-thread rate: {', '.join(risers)}"
+
+
+def _fb_races(name: str) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        mine = _where(rows, frontier=name)
+        counts = {c: sum(int(r[c] or 0) for r in mine)
+                  for c in ("races_detected", "duplicates_handed_out", "urls_overwritten")}
+        if not any(counts.values()):
+            return (f"caught no race in this run: ``races_detected``, "
+                    f"``duplicates_handed_out`` and ``urls_overwritten`` are 0 in all "
+                    f"{len(mine)} rows")
+        return "caught races in this run: " + ", ".join(
+            f"``{c}`` {n:,}" for c, n in counts.items() if n) + f" over {len(mine)} rows"
     return value
 
 
@@ -716,6 +973,13 @@ NUMBERS = [
            "stdev of the normalized workload, dynamic-random"),
     Number("dyn_ds", "bsp-dynamic", "bsp-dynamic", _dyn("dynamic-size"),
            "stdev of the normalized workload, dynamic-size"),
+    Number("dyn_comm", "bsp-dynamic", "bsp-dynamic",
+           _dyn_comm,
+           "communication overhead L/N, all policies"),
+    Number("bspf_vs_paper", "bsp-failures", "bsp-failures", _bspf_vs_paper,
+           "remote/local failures against the paper's 10 %"),
+    Number("rx_search", "bsp-rx", "search", _rx_search,
+           "R_x found by the binary search, all links against remote only"),
     Number("dyn_model", "bsp-dynamic", "model", _dyn_model, "the ideal-worker model"),
     Number("dyn_ss_vs_sr", "bsp-dynamic", "bsp-dynamic", _worse("static-size", "static-random"),
            "static-size against static-random"),
@@ -888,6 +1152,10 @@ NUMBERS = [
            "linked-list frontiers"),
     Number("mem_heavy", "crawl-memory", "crawl-memory",
            _mem_frontiers(("heap", "unsynchronized")), "heap and unsynchronized"),
+    Number("mem_budget", "crawl-memory", "crawl-memory", lambda rows: f"{_mem_budget(rows):.0f}",
+           "VisitedSet plus a heap frontier of a tenth of the URLs, bytes per URL"),
+    Number("mem_16gb", "crawl-memory", "crawl-memory", _mem_16gb,
+           "URLs in 16 GB at mem_budget bytes each"),
     Number("mem_str_100k", "crawl-memory", "crawl-memory",
            _mem("monitor", "string_bytes_per_url", "100000"), "a URL string's bytes"),
     Number("dur_page_1", "crawl-durability", "crawl-durability",
@@ -911,9 +1179,63 @@ NUMBERS = [
            "the locked control's repeats and losses"),
     Number("cr_switch", "crawl-races", "crawl-races", _cr_switch,
            "the forced-switch frontier, per robot count"),
+    Number("cr_window", "crawl-races", "crawl-races", _cr_window,
+           "what put's check-then-push window let through, plain unsynchronized"),
+    Number("cr_visited", "crawl-races", "crawl-races", _cr_visited,
+           "RacyVisitedSet's race counter over every crawl"),
+    Number("cr_by_interval", "crawl-races", "crawl-races", _cr_by_interval,
+           "the forced-switch frontier per switch interval, smallest robot count above one"),
+    Number("pg_deadlock_pages", "crawl-capacity", "crawl-capacity", _deadlock_pages,
+           "pages before the own-links deadlock, per robot count (quick run)"),
+    Number("cq_priority", "crawl-quality", "crawl-quality", _curves(("heap", "cbt", "quickheap")),
+           "whether the three priority frontiers draw one curve"),
+    Number("cq_fifo", "crawl-quality", "crawl-quality", _curves(("monitor", "lockfree")),
+           "whether the two FIFO frontiers draw one curve"),
+    Number("tl_monitor_lock", "crawl-timelines", "crawl-timelines",
+           lambda rows: f"{100 * float(_where(rows, scenario='monitor')[0]['share_lock']):.0f} %",
+           "share of the monitor crawl's thread time blocked on the lock, GIL"),
+    Number("tl_lockfree_waits", "crawl-timelines", "crawl-timelines", _tl_waits("lockfree"),
+           "lockfree's time in the frontier's waits, GIL"),
+    Number("tl_ft_lockfree_waits", "free-threaded/crawl-timelines", "crawl-timelines",
+           _tl_waits("lockfree"), "lockfree's time in the frontier's waits, free-threaded"),
+    Number("tl_gil_spread", "crawl-timelines", "timeline-overhead", _tl_spread,
+           "how far apart two monitor crawls without a timeline are, GIL"),
+    Number("tl_vary", "free-threaded/crawl-timelines", "timeline-overhead", _tl_vary,
+           "spread of the rounds without a timeline, free-threaded against GIL",
+           beside=("crawl-timelines", "timeline-overhead")),
+    Number("dur_trend", "crawl-durability", "crawl-durability", _dur_trend,
+           "commit per page: its share of the journal-free rate, one thread against the most"),
+    Number("part_trend", "partition", "table2", _part_trend,
+           "our site-hash/hypergraph ratio with K against the paper's",
+           beside=("partition", "paper-table2")),
+    Number("fb_simple_vs_best", "frontier-bench", "frontier-bench", _fb_simple_vs_best,
+           "queue.SimpleQueue over the fastest frontier, per thread count"),
+    Number("eff_qh_ext_8", "pq-slices", "efficiency", _eff("QH_extract", "8"),
+           "QH extract efficiency, T = 8"),
+    Number("cp_lxml_trend", "crawl-parsers", "crawl-parsers", _cp_trend("lxml"),
+           "the lxml crawl from 1 thread to the most: pages/s and CPU per page"),
     Number("cr_machine", "crawl-races", "crawl-races", _machine, "the run's machine"),
     Number("fb_fine_coarse", "frontier-bench", "frontier-bench", _fb_over("fine", "coarse"),
            "fine over coarse, 2 threads and more"),
+    Number("fb_simple", "frontier-bench", "frontier-bench", _fb_simple,
+           "queue.SimpleQueue's pairs/s over queue.Queue's, range over thread counts"),
+    Number("fb_lock_waits", "frontier-bench", "frontier-bench",
+           _fb_counter("lock_waits", ("monitor", "coarse", "fine", "heap", "semaphore",
+                                      "tanenbaum")),
+           "lock_waits per round of the lock-based frontiers, 2 threads and more"),
+    Number("fb_lock_waits_fine", "frontier-bench", "frontier-bench",
+           _fb_counter("lock_waits", ("fine",)), "fine's lock_waits per round, 2+ threads"),
+    Number("fb_lock_waits_coarse", "frontier-bench", "frontier-bench",
+           _fb_counter("lock_waits", ("coarse",)), "coarse's lock_waits per round, 2+ threads"),
+    Number("fb_cas", "frontier-bench", "frontier-bench", _fb_counter("cas_retries", ("lockfree",)),
+           "lockfree's cas_retries per round, 2 threads and more"),
+    Number("fb_aborts_16", "frontier-bench", "frontier-bench",
+           _fb_counter("optimistic_aborts", ("optimistic",), "16"),
+           "optimistic's aborts per round at 16 threads"),
+    Number("fb_rise", "frontier-bench", "frontier-bench", _fb_rise,
+           "whether any frontier's pairs/s rise with threads (medians against one thread)"),
+    Number("fb_unsync_races", "frontier-bench", "frontier-bench", _fb_races("unsynchronized"),
+           "unsynchronized's race counters, summed over the run"),
     Number("fb_fine_coarse_1", "frontier-bench", "frontier-bench",
            _fb_over("fine", "coarse", one=True), "fine over coarse, one thread"),
     Number("fb_lf_monitor", "frontier-bench", "frontier-bench", _fb_over("lockfree", "monitor"),
@@ -1003,15 +1325,16 @@ NUMBERS = [
 
 def values(results: Path = RESULTS) -> dict[str, str]:
     """``{name: text}`` of every number, read from ``results``."""
-    return {n.name: n.value(_rows(results, n.lab, n.stem)) for n in NUMBERS}
+    return {n.name: n.text(results) for n in NUMBERS}
 
 
 def render(results: Path = RESULTS) -> str:
     out = [".. This file is generated by docs/book_numbers.py from docs/results/*/*.csv.",
            "   Do not edit: rerun ``python docs/regenerate_figures.py --render-only``.", ""]
     for n in NUMBERS:
-        value = n.value(_rows(results, n.lab, n.stem))
-        out += [f".. {n.what}: results/{n.lab}/{n.stem}.csv",
+        value = n.text(results)
+        beside = f" beside results/{n.beside[0]}/{n.beside[1]}.csv" if n.beside else ""
+        out += [f".. {n.what}: results/{n.lab}/{n.stem}.csv{beside}",
                 f".. |{n.name}| replace:: {value}", ""]
     return "\n".join(out).rstrip() + "\n"
 

@@ -503,6 +503,26 @@ def list_table(header: list[str], rows: list[list[str]], widths: str | None = No
 
 
 STAMP = ("source", "date", "commit", "note")
+#: How many characters of table text fit across the book's page in a 800-px window (furo's
+#: table font: about 9 px a character, a cell's padding about 3 characters). A wider table is
+#: split into several, each repeating the first column (checked in Chromium, see
+#: tests/test_papers_table.py).
+PAGE_CHARS = 76
+PAD_CHARS = 3
+
+
+def column_groups(header: list[str], rows: list[list[str]], budget: int = PAGE_CHARS
+                  ) -> list[list[int]]:
+    """The columns of a table split into groups narrow enough for the page, each group
+    starting with column 0 (what tells the rows apart); one group when the table fits."""
+    width = [max(len(h), *(len(r[i]) for r in rows)) + PAD_CHARS if rows else len(h) + PAD_CHARS
+             for i, h in enumerate(header)]
+    groups: list[list[int]] = [[0]]
+    for i in range(1, len(header)):
+        if len(groups[-1]) > 1 and sum(width[j] for j in groups[-1]) + width[i] > budget:
+            groups.append([0])
+        groups[-1].append(i)
+    return groups
 
 
 def machine_of(rows: Rows) -> str | None:
@@ -547,8 +567,16 @@ def csv_table(path: Path, results: Path) -> list[str]:
     machine = machine_of(rows)
     if machine:
         note += f"; measured on {machine}"
-    return [note + ".", "",
-            *list_table(shown_cols, [[fmt(r[c]) for c in shown_cols] for r in shown])]
+    cells = [[fmt(r[c]) for c in shown_cols] for r in shown]
+    groups = column_groups(shown_cols, cells)
+    if len(groups) > 1:
+        note += (f" (split in {len(groups)} tables to fit the page, each starting with "
+                 f"``{shown_cols[0]}``)")
+    out = [note + ".", ""]
+    for group in groups:
+        out += list_table([shown_cols[i] for i in group], [[row[i] for i in group]
+                                                           for row in cells])
+    return out
 
 
 def render(results: Path = RESULTS) -> str:

@@ -62,6 +62,8 @@ __all__ = [
 DEFAULT_RESULTS = Path("results")
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("measured", "paper", "model")
+#: The columns :meth:`Lab.write_csv` adds to a lab's rows (with the ``machine_*`` stamp).
+PROVENANCE = ("source", "date", "commit", "note")
 SHARED_LOAD = 0.5  # a 1-minute load above this many runnable tasks per core: machine shared
 
 
@@ -186,6 +188,9 @@ class Lab:
         )
         parser.add_argument("--seed", type=int, default=1, help="random seed (default: 1)")
         parser.add_argument("--no-plot", action="store_true", help="write CSV only")
+        parser.add_argument("--replot", action="store_true",
+                            help="measure nothing: draw the figures again from the CSVs already "
+                                 "in OUT/NAME/ (they keep the stamp of the run that measured them)")
         parser.add_argument("--note", default="",
                             help="a note stored with every measured row (e.g. what else ran)")
         if extra is not None:
@@ -199,6 +204,7 @@ class Lab:
         self.commit = commit()
         self.note = "; ".join(n for n in (shared_note(self.machine), self.args.note) if n)
         self.dir = self.args.out / name
+        self._replot_stamped = False
         self.dir.mkdir(parents=True, exist_ok=True)
         self.started = time.perf_counter()
         print(f"# {self.title}")
@@ -206,6 +212,29 @@ class Lab:
         print(f"# {machine_line(self.machine)} · seed {self.seed}{quick}")
 
     # -- output -----------------------------------------------------------------------------
+
+    def rows(self, stem: str, measure: Callable[[], list[dict[str, Any]]],
+             source: str = "measured") -> list[dict[str, Any]]:
+        """The rows of ``OUT/NAME/STEM.csv``: ``measure()`` written by :meth:`write_csv`, or,
+        with ``--replot``, the rows a run wrote before, read back without their provenance
+        columns (nothing is measured; the figures are stamped with the machine, date and
+        commit of the rows' measurement). The one re-plot path of every lab that takes its
+        rows through here; :class:`LabError` when ``--replot`` finds no CSV."""
+        if not self.args.replot:
+            rows = measure()
+            self.write_csv(rows, stem, source)
+            return rows
+        path = self.dir / f"{stem}.csv"
+        if not path.is_file():
+            raise LabError(f"--replot: {path} is missing: run the lab without --replot first")
+        rows = self.read_csv(path)
+        stamped = next((r for r in rows if r.get("source") == "measured"), None)
+        if stamped is not None and not self._replot_stamped:
+            self.stamp_from({k: str(v) for k, v in stamped.items()})
+            self._replot_stamped = True
+        print(f"# read {path} (--replot: nothing measured)")
+        return [{k: v for k, v in r.items() if k not in PROVENANCE and not k.startswith("machine_")}
+                for r in rows]
 
     def write_csv(
         self, rows: Iterable[dict[str, Any]], stem: str | None = None, source: str = "measured"

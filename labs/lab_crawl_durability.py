@@ -30,6 +30,7 @@ from crawlers.crawl.journal import Journal
 from crawlers.web.simfetch import SimulatedFetcher
 from labs.crawlbench import make_frontier, make_web
 from labs.harness import Lab
+from labs.plotstyle import MIN_RUNS_FOR_SPREAD, look, runs_note
 
 MODES = ("none", "per-page", "group")
 
@@ -108,42 +109,51 @@ def main(argv=None) -> int:
     stamp = {"filesystem": fs, "latency": latency, "seconds": seconds}
     print(f"# journal on {fs or 'an unknown file system'}; L = {latency * 1000:g} ms; "
           f"{runs} runs per configuration, interleaved")
-    every = {"none": None, "per-page": 1, "group": group}
-    samples: dict[tuple[str, int], list[dict]] = {}
-    for run in range(runs):  # interleaved: a burst of load on the shared machine hits all
-        for t in threads:
-            for mode in MODES:
-                samples.setdefault((mode, t), []).append(
-                    crawl(web, t, every[mode], latency, seconds, lab.seed + run, where))
-    rows, raw = [], []
-    for (mode, t), got in samples.items():
-        rates = [g["pages_per_second"] for g in got]
-        n = every[mode]
-        for i, g in enumerate(got):
-            raw.append({"mode": mode, "threads": t, "commit_every": n or 0, "run": i, **g,
-                        **stamp})
-        rows.append({
-            "mode": mode, "threads": t, "commit_every": n or 0, "runs": len(rates),
-            "median_pages_per_second": statistics.median(rates),
-            "min_pages_per_second": min(rates), "max_pages_per_second": max(rates),
-            "median_commits_per_second": statistics.median(g["commits"] for g in got) / seconds,
-            # model, not measured: see crawlers.crawl.journal (no journal: everything is lost)
-            "refetch_bound": "" if n is None else t + n,
-            **stamp,
-        })
-    base = {r["threads"]: r["median_pages_per_second"] for r in rows if r["mode"] == "none"}
-    for r in rows:
-        r["of_no_journal"] = r["median_pages_per_second"] / base[r["threads"]]
-    lab.write_csv(rows)
-    lab.write_csv(raw, stem="runs")
-    _write_book_table(lab.dir / "table.inc", rows)
+    def measure() -> list[dict]:
+        every = {"none": None, "per-page": 1, "group": group}
+        samples: dict[tuple[str, int], list[dict]] = {}
+        for run in range(runs):  # interleaved: a burst of load on the shared machine hits all
+            for t in threads:
+                for mode in MODES:
+                    samples.setdefault((mode, t), []).append(
+                        crawl(web, t, every[mode], latency, seconds, lab.seed + run, where))
+        rows, raw = [], []
+        for (mode, t), got in samples.items():
+            rates = [g["pages_per_second"] for g in got]
+            n = every[mode]
+            for i, g in enumerate(got):
+                raw.append({"mode": mode, "threads": t, "commit_every": n or 0, "run": i, **g,
+                            **stamp})
+            rows.append({
+                "mode": mode, "threads": t, "commit_every": n or 0, "runs": len(rates),
+                "median_pages_per_second": statistics.median(rates),
+                "min_pages_per_second": min(rates), "max_pages_per_second": max(rates),
+                "median_commits_per_second": statistics.median(g["commits"] for g in got) / seconds,
+                # model, not measured: see crawlers.crawl.journal (no journal: everything is lost)
+                "refetch_bound": "" if n is None else t + n,
+                **stamp,
+            })
+        base = {r["threads"]: r["median_pages_per_second"] for r in rows if r["mode"] == "none"}
+        for r in rows:
+            r["of_no_journal"] = r["median_pages_per_second"] / base[r["threads"]]
+        lab.write_csv(raw, stem="runs")
+        return rows
+
+    rows = lab.rows("crawl-durability", measure)
+    if lab.args.replot:  # the settings the rows were measured with
+        fs, latency = rows[0]["filesystem"], rows[0]["latency"]
+        threads = sorted({r["threads"] for r in rows})
+        group = next(r["commit_every"] for r in rows if r["mode"] == "group")
+    if not lab.args.replot:
+        _write_book_table(lab.dir / "table.inc", rows)
     lab.table(rows, ["mode", "threads", "median_pages_per_second", "min_pages_per_second",
                      "max_pages_per_second", "of_no_journal", "median_commits_per_second",
                      "refetch_bound"])
 
     fig, ax = lab.figure(f"Crawl throughput with a journal, simulated web, "
-                         f"L = {latency * 1000:g} ms, {fs or 'disk'}",
-                         "robot threads", "pages per second (median, min-max)")
+                         f"L = {latency * 1000:g} ms, {fs or 'disk'}\n"
+                         f"({runs_note(r['runs'] for r in rows)})",
+                         "robot threads", "pages per second")
     for mode in MODES:
         mine = sorted((r for r in rows if r["mode"] == mode), key=lambda r: r["threads"])
         xs = [r["threads"] for r in mine]
@@ -153,11 +163,13 @@ def main(argv=None) -> int:
         label = {"none": "no journal (a crash loses everything)",
                  "per-page": "commit per page (re-fetch <= threads + 1)",
                  "group": f"group commit, {group} pages (re-fetch <= threads + {group})"}[mode]
-        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label)
+        enough = min(r["runs"] for r in mine) >= MIN_RUNS_FOR_SPREAD  # spread from 3 runs on
+        ax.errorbar(xs, ys, yerr=err if enough else None, capsize=3, label=label,
+                    **look(f"journal: {mode}"))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(list(threads), [str(t) for t in threads])
-    ax.legend(fontsize=8)
+    ax.legend()
     lab.save(fig)
     return lab.done()
 

@@ -46,6 +46,7 @@ from frontier.storage import RingBuffer
 from frontier.unsynchronized import UnsynchronizedFrontier
 from labs.crawlbench import make_frontier, make_web
 from labs.harness import Lab
+from labs.plotstyle import look
 
 SWITCH_INTERVALS = (5e-3, 1e-4, 1e-6)
 CONTROL = "monitor"
@@ -147,17 +148,21 @@ def main(argv=None) -> int:
     capacity = check_capacity(lab.args.capacity)
     reps = lab.args.reps if lab.args.reps is not None else (1 if lab.quick else 2)
     threads = (1, 4, 16) if lab.quick else (1, 2, 4, 8, 16, 32)
-    web = make_web(pages=3000 if lab.quick else 20_000, sites=20, seed=lab.seed)
-    print(f"# web: {web.size} pages, {web.n_sites} sites; zero latency; capacity {capacity}; "
-          f"{reps} crawl(s) per point")
-    rows = []
-    for switch in SWITCH_INTERVALS:
-        for t in threads:
-            for name in ("unsynchronized", WINDOW, CONTROL):
-                for rep in range(reps if name != CONTROL else 1):
-                    row = crawl_to_the_end(web, name, t, switch, capacity, lab.seed + rep)
-                    rows.append({**row, "rep": rep})
-    lab.write_csv(rows)
+    def measure() -> list[dict]:
+        web = make_web(pages=3000 if lab.quick else 20_000, sites=20, seed=lab.seed)
+        print(f"# web: {web.size} pages, {web.n_sites} sites; zero latency; capacity {capacity}; "
+              f"{reps} crawl(s) per point")
+        rows = []
+        for switch in SWITCH_INTERVALS:
+            for t in threads:
+                for name in ("unsynchronized", WINDOW, CONTROL):
+                    for rep in range(reps if name != CONTROL else 1):
+                        row = crawl_to_the_end(web, name, t, switch, capacity, lab.seed + rep)
+                        rows.append({**row, "rep": rep})
+        return rows
+
+    rows = lab.rows("crawl-races", measure)
+    threads = sorted({r["threads"] for r in rows})
     cols = ["frontier", "switch_interval", "threads", "pages_fetched", "fetched_twice",
             "handed_out_twice", "never_fetched", "urls_lost", "overwritten", "visited_races",
             "stopped_by"]
@@ -179,11 +184,13 @@ def main(argv=None) -> int:
               f"fetches ({100 * (dup + lost) / max(pages, 1):.2f}% wasted or lost); paper: "
               f"'overwritten frequently ... repetitive crawling' (no count given)")
 
-    fig, axes = lab.figure("Races per 1,000 pages, crawl ground truth (to the end, L = 0)",
-                           "robot threads", "per 1,000 pages fetched", ncols=2)
-    styles = {5e-3: "-", 1e-4: "--", 1e-6: ":"}
-    colors = {"unsynchronized": "C3", WINDOW: "C1", CONTROL: "C0"}
-    marks = {"unsynchronized": ("s", 5, 3), WINDOW: ("o", 5, 2), CONTROL: ("^", 10, 1)}
+    per_point = max(1 + int(r["rep"]) for r in rows)
+    pooled = f"{per_point} crawl{'s' if per_point > 1 else ''} per point, pooled"
+    fig, axes = lab.figure("Races per 1,000 pages, crawl ground truth (to the end, L = 0; "
+                           f"{pooled})", "robot threads", "per 1,000 pages fetched", ncols=2,
+                           size=(10.5, 5.6))
+    styles = {5e-3: "-", 1e-4: "--", 1e-6: ":"}  # a frontier's look, a line style per switch
+    sizes = {"unsynchronized": (5, 3), WINDOW: (5, 2), CONTROL: (10, 1)}
     for ax, field, title in zip(axes, ("fetched_twice", "never_fetched"),
                                 ("pages fetched twice", "pages discovered, never fetched")):
         for name in ("unsynchronized", WINDOW, CONTROL):
@@ -194,16 +201,18 @@ def main(argv=None) -> int:
                            and r["switch_interval"] == switch]
                     ys.append(1000 * sum(r[field] for r in pts)
                               / max(sum(r["pages_fetched"] for r in pts), 1))
-                marker, size, z = marks[name]
-                ax.plot(threads, ys, styles[switch], color=colors[name], marker=marker,
-                        markersize=size, zorder=z, label=f"{name}, switch {switch:g} s")
+                size, z = sizes[name]
+                ax.plot(threads, ys, **{**look(name), "ls": styles[switch]}, markersize=size,
+                        zorder=z, label=f"{name}, switch {switch * 1000:g} ms")
         ax.set_xscale("log", base=2)
         ax.set_xticks(threads, [str(t) for t in threads])
         ax.set_yscale("symlog", linthresh=0.1)
         ax.set_ylim(bottom=0)
         ax.set_title(title)
-    axes[1].legend(fontsize=7, loc="center right")
-    lab.save(fig)
+    fig.tight_layout(rect=(0, 0.22, 1, 1))  # room below both panels for one legend
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center",
+               bbox_to_anchor=(0.5, 0.035), ncol=3)
+    lab.save(fig, layout=False)
     return lab.done()
 
 

@@ -138,12 +138,8 @@ def available_parsers() -> list[str]:
     return parsers
 
 
-def main(argv=None) -> int:
-    def extra(parser):
-        parser.add_argument("--pages-dir", type=Path, default=None,
-                            help="a local tree of .html files to use instead of generated pages")
-
-    lab = Lab("extractors", __doc__, argv, extra)
+def _measure_all(lab: Lab) -> list[dict]:
+    """Every row of the lab: each parser at each thread count, extracting then crawling."""
     if lab.args.pages_dir is not None:
         root = lab.args.pages_dir
         if not root.is_dir():
@@ -195,7 +191,17 @@ def main(argv=None) -> int:
         for r in mode_rows:
             one = next(x for x in mode_rows if x["parser"] == r["parser"] and x["threads"] == 1)
             r["vs_own_1_thread"] = r["pages_per_s"] / one["pages_per_s"]
-    lab.write_csv(rows)
+    return rows
+
+
+def main(argv=None) -> int:
+    def extra(parser):
+        parser.add_argument("--pages-dir", type=Path, default=None,
+                            help="a local tree of .html files to use instead of generated pages")
+
+    lab = Lab("extractors", __doc__, argv, extra)
+    rows = lab.rows("extractors", lambda: _measure_all(lab))
+    parsers = list(dict.fromkeys(r["parser"] for r in rows))
     lab.table(rows, ["mode", "parser", "threads", "pages_per_s", "cpu_user_s", "cpu_sys_s",
                      "vs_lxml_1_thread", "vs_own_1_thread"])
 
@@ -206,7 +212,8 @@ def main(argv=None) -> int:
         for k, threads in enumerate(THREADS):
             mine = [r for r in rows if r["mode"] == mode and r["threads"] == threads]
             ax.bar([i + (k - 0.5) * width for i in range(len(mine))],
-                   [r["pages_per_s"] for r in mine], width, label=f"{threads} thread(s)")
+                   [r["pages_per_s"] for r in mine], width,
+                   label=f"{threads} thread{'' if threads == 1 else 's'}")
         ax.set_xticks(range(len(parsers)), parsers)
         ax.set_title(mode)
         ax.legend(fontsize=8)

@@ -19,6 +19,7 @@ import numpy as np
 
 from frontier.slices import Slices, SliceWork, make_storage, rank_errors, run_supersteps
 from labs.harness import Lab
+from labs.plotstyle import look
 from labs.pqbench import pairs
 
 PAPER_TABLE1 = {1: (1.00, 1.00), 2: (0.99, 0.98), 4: (0.98, 0.97), 8: (0.95, 0.93)}
@@ -68,22 +69,28 @@ def main(argv=None) -> int:
     n = 800_000 if lab.quick else 4_000_000
     r = 8_000
     steps = 8 if lab.quick else 30
-    rows = []
-    for T in TS:
-        row = {"T": T, "R/T": r // T}
-        for kind, lbl, opts in (("cbt", "CBT", {}), ("cbt", "CBT_sample", {"pivot": "sample"}),
-                                ("quickheap", "QH", {})):
-            res = _balance(kind, T, n, r, steps, lab.seed, **opts)
-            row[f"{lbl}_extract"] = round(res["extract"], 3)
-            row[f"{lbl}_insert"] = round(res["insert"], 3)
-            if lbl != "CBT":
-                row[f"{lbl}_extract_per_slice"] = round(res["extract_per_slice"], 3)
-            if lbl == "QH":
-                row["QH_spike_steps"] = round(res["spikes"], 2)
-        row["paper_CBT_extract"], row["paper_CBT_insert"] = PAPER_TABLE1[T]
-        rows.append(row)
-        print(f"#   balance T={T}: done")
-    lab.write_csv(rows, "efficiency")
+    sn = 400_000 if lab.quick else 2_000_000
+    ssteps = 15 if lab.quick else 40
+
+    def measure_efficiency():
+        rows = []
+        for T in TS:
+            row = {"T": T, "R/T": r // T}
+            for kind, lbl, opts in (("cbt", "CBT", {}), ("cbt", "CBT_sample", {"pivot": "sample"}),
+                                    ("quickheap", "QH", {})):
+                res = _balance(kind, T, n, r, steps, lab.seed, **opts)
+                row[f"{lbl}_extract"] = round(res["extract"], 3)
+                row[f"{lbl}_insert"] = round(res["insert"], 3)
+                if lbl != "CBT":
+                    row[f"{lbl}_extract_per_slice"] = round(res["extract_per_slice"], 3)
+                if lbl == "QH":
+                    row["QH_spike_steps"] = round(res["spikes"], 2)
+            row["paper_CBT_extract"], row["paper_CBT_insert"] = PAPER_TABLE1[T]
+            rows.append(row)
+            print(f"#   balance T={T}: done")
+        return rows
+
+    rows = lab.rows("efficiency", measure_efficiency)
     print(f"# (1) load-balance efficiency (comparisons; per superstep unless *_per_slice), "
           f"N = {n:,}, R = {r:,}, {steps} supersteps")
     lab.table(rows)
@@ -96,50 +103,58 @@ def main(argv=None) -> int:
           f"{'met' if ok else 'NOT met'}")
     print(f"# QH at T = 8: in {last['QH_spike_steps']:.0%} of supersteps one slice did more than "
           f"twice the mean extract work (a large IQS partition)")
+
     # (1b) the QH's imbalance is per superstep: more rounds even out the slices' totals only
-    rounds = []
-    for k in (10, 100, 300):
-        res = _balance("quickheap", 8, 80_000, r, k, lab.seed)
-        rounds.append({"T": 8, "N": 80_000, "supersteps": k, "turnovers": k * r // 80_000,
-                       "QH_extract": round(res["extract"], 3),
-                       "QH_extract_per_slice": round(res["extract_per_slice"], 3),
-                       "QH_insert": round(res["insert"], 3),
-                       "QH_insert_per_slice": round(res["insert_per_slice"], 3)})
-    lab.write_csv(rounds, "qh-rounds")
+    def measure_rounds():
+        rounds = []
+        for k in (10, 100, 300):
+            res = _balance("quickheap", 8, 80_000, r, k, lab.seed)
+            rounds.append({"T": 8, "N": 80_000, "supersteps": k, "turnovers": k * r // 80_000,
+                           "QH_extract": round(res["extract"], 3),
+                           "QH_extract_per_slice": round(res["extract_per_slice"], 3),
+                           "QH_insert": round(res["insert"], 3),
+                           "QH_insert_per_slice": round(res["insert_per_slice"], 3)})
+        return rounds
+
+    rounds = lab.rows("qh-rounds", measure_rounds)
     print("# (1b) QH slices over more and more supersteps (N = 80,000: a turnover is 10 of them)")
     lab.table(rounds)
     print("# per superstep (what a barrier pays) the QH stays far from 0.95 however long the run; "
           "only each slice's total evens out, over many turnovers: the paper's 'high imbalance "
           "... due to its amortized cost strategy'")
 
-    speed = []
-    sn = 400_000 if lab.quick else 2_000_000
-    ssteps = 15 if lab.quick else 40
-    base = {}
-    for mode in ("process", "thread"):
-        for T in TS:
-            res = run_supersteps("cbt", T, sn, r, ssteps, mode=mode,
-                                 options={"chunk": r // T}, seed=lab.seed)
-            base.setdefault(mode, res["seconds"])
-            speed.append({"mode": mode, "T": T, "seconds": round(res["seconds"], 3),
-                          "speedup": round(base[mode] / res["seconds"], 2),
-                          "time_efficiency_extract": round(SliceWork.efficiency(res["extract"]), 3),
-                          "time_efficiency_insert": round(SliceWork.efficiency(res["insert"]), 3)})
-            print(f"#   speed-up {mode} T={T}: done")
-    lab.write_csv(speed, "speedup")
+    def measure_speed():
+        speed = []
+        base = {}
+        for mode in ("process", "thread"):
+            for T in TS:
+                res = run_supersteps("cbt", T, sn, r, ssteps, mode=mode,
+                                     options={"chunk": r // T}, seed=lab.seed)
+                base.setdefault(mode, res["seconds"])
+                eff = {f"time_efficiency_{op}": round(SliceWork.efficiency(res[op]), 3)
+                       for op in ("extract", "insert")}
+                speed.append({"mode": mode, "T": T, "seconds": round(res["seconds"], 3),
+                              "speedup": round(base[mode] / res["seconds"], 2), **eff})
+                print(f"#   speed-up {mode} T={T}: done")
+        return speed
+
+    speed = lab.rows("speedup", measure_speed)
     print(f"# (2) speed-up of CBT supersteps, N = {sn:,}, R = {r:,} "
           f"(paper Fig. 10: near-linear to T = 8 on 8 CPUs; here {lab.machine['cores']} cores)")
     lab.table(speed)
 
-    relax = []
-    for policy in ("even", "two-choice"):
-        for T in (2, 8):
-            res = _balance("quickheap", T, n // 16, 2_000, steps, lab.seed, policy, ranks=True)
-            relax.append({"policy": policy, "T": T, "extract_eff": round(res["extract"], 3),
-                          "extract_eff_per_slice": round(res["extract_per_slice"], 3),
-                          "mean_rank_error": round(res["mean_err"], 1),
-                          "max_rank_error": res["max_err"]})
-    lab.write_csv(relax, "relaxed")
+    def measure_relaxed():
+        relax = []
+        for policy in ("even", "two-choice"):
+            for T in (2, 8):
+                res = _balance("quickheap", T, n // 16, 2_000, steps, lab.seed, policy, ranks=True)
+                relax.append({"policy": policy, "T": T, "extract_eff": round(res["extract"], 3),
+                              "extract_eff_per_slice": round(res["extract_per_slice"], 3),
+                              "mean_rank_error": round(res["mean_err"], 1),
+                              "max_rank_error": res["max_err"]})
+        return relax
+
+    relax = lab.rows("relaxed", measure_relaxed)
     print("# (3) QH slices: even split (paper) vs two-choice (MultiQueue), R = 2,000")
     lab.table(relax)
     if not lab.args.no_plot:
@@ -151,15 +166,16 @@ def main(argv=None) -> int:
                          ("QH_extract", "QH extract"), ("QH_insert", "QH insert"),
                          ("paper_CBT_extract", "paper CBT extract"),
                          ("paper_CBT_insert", "paper CBT insert")):
-            a1.plot(TS, [row[col] for row in rows], "o--" if "paper" in col else "o-", label=lbl)
+            a1.plot(TS, [row[col] for row in rows], label=lbl, **look(lbl))
         a1.set_title("Table 1: mean / max work per slice")
-        a1.legend(fontsize=7)
+        a1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
         for mode in ("process", "thread"):
-            a2.plot(TS, [s["speedup"] for s in speed if s["mode"] == mode], "o-", label=mode)
+            a2.plot(TS, [s["speedup"] for s in speed if s["mode"] == mode], label=mode,
+                    **look(f"{mode}es" if mode == "process" else f"{mode}s"))
         a2.plot(TS, TS, ":", color="0.5", label="linear (paper Fig. 10)")
         a2.set_ylabel("speed-up T(1)/T(T)")
-        a2.set_title("Figure 10: CBT supersteps")
-        a2.legend(fontsize=7)
+        a2.set_title("Figure 10: CBT supersteps (1 run)")
+        a2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
         lab.save(fig)
     return lab.done()
 

@@ -55,17 +55,26 @@ def main(argv=None) -> int:
               extra=lambda p: p.add_argument("--repeat", type=positive_int, default=None))
     repeat = lab.args.repeat or 3
     big = 300_000 if lab.quick else 1_000_000
-    by_r = []
-    for r in (100, 1_000, 10_000):
-        by_r.extend(_measure(big, r, max(3, 20_000 // r), lab.seed, repeat))
-        print(f"#   N={big:,} R={r}: done")
-    ns = [10_000, 100_000, 1_000_000] + ([] if lab.quick else [10_000_000])
-    by_n = []
-    for n in ns:
-        by_n.extend(_measure(n, 1_000, 10 if lab.quick else 20, lab.seed, repeat))
-        print(f"#   N={n:,} R=1000: done")
-    lab.write_csv(by_r, "by-R")
-    lab.write_csv(by_n, "by-N")
+
+    def measure_by_r():
+        rows = []
+        for r in (100, 1_000, 10_000):
+            rows.extend(_measure(big, r, max(3, 20_000 // r), lab.seed, repeat))
+            print(f"#   N={big:,} R={r}: done")
+        return rows
+
+    def measure_by_n():
+        rows = []
+        for n in [10_000, 100_000, 1_000_000] + ([] if lab.quick else [10_000_000]):
+            rows.extend(_measure(n, 1_000, 10 if lab.quick else 20, lab.seed, repeat))
+            print(f"#   N={n:,} R=1000: done")
+        return rows
+
+    by_r = lab.rows("by-R", measure_by_r)
+    by_n = lab.rows("by-N", measure_by_n)
+    if lab.args.replot:  # the sizes and repeats the rows were measured with
+        big = max(row["N"] for row in by_r)
+        repeat = 1 + max(row.get("repeat", 0) for row in by_r)  # older CSVs: one row a point
     print(f"# time per key (ns), N = {big:,}: median of {repeat} rounds")
     lab.table(_medians(by_r, "R"))
     print(f"# time per key (ns), R = 1,000: median of {repeat} rounds")
@@ -74,9 +83,11 @@ def main(argv=None) -> int:
              if row["R"] >= 1000)
     print("# paper: no times; it claims chunked queues beat BH as R grows")
     print(f"# target CBT and QH <= heapq per key for R >= 1000: {'met' if ok else 'NOT met'}")
+    runs = (runs_note([repeat]) if "repeat" in by_r[0]
+            else "one value per point, as an older run kept it: see the CSV's note")
     if not lab.args.no_plot:
         fig, (a1, a2) = lab.figure(
-            f"Time per key of insert-many(R) + extract-top(R) ({runs_note([repeat])})",
+            f"Time per key of insert-many(R) + extract-top(R) ({runs})",
             "R", "ns per key", ncols=2)
         for col, lbl in (("heapq_ns", "heapq"), ("BH_ns", "BH (heap)"), ("CBT_ns", "CBT"),
                          ("QH_ns", "QH")):

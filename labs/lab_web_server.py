@@ -28,6 +28,7 @@ from crawlers.page.fetch import HttpFetcher
 from crawlers.web.server import WebServer
 from crawlers.web.webgen import generate
 from labs.harness import Lab
+from labs.plotstyle import look
 
 
 async def _client(port: int, paths: list[str], latencies: list[float], counts: list[int]
@@ -95,37 +96,41 @@ def fetcher_rate(urls: list[str], threads: int) -> float:
 def main(argv=None) -> int:
     lab = Lab("web-server", __doc__, argv)
     web = generate(n_pages=3000, n_sites=30, seed=lab.seed)
-    rows = []
     latency = 0.2
-    levels = (250, 1000, 2000) if lab.quick else (250, 500, 1000, 2000, 3000)
-    with WebServer(web, latency=latency, seed=lab.seed) as server:
-        for c in levels:
-            row = asyncio.run(load(server.ports, web, c, 10 if lab.quick else 20, lab.seed, 90))
-            rows.append({"test": "slow", "latency_ms": latency * 1000, **row})
-            print(f"# slow: {c} connections -> L = {row['littles_L']:.0f}, "
-                  f"mean {row['mean_latency_ms']:.0f} ms, {row['requests_per_s']:.0f} req/s")
-    with WebServer(web, latency=0.0, seed=lab.seed) as server:
-        seconds_target = 2000 if lab.quick else 6000
-        row = asyncio.run(load(server.ports, web, 64, seconds_target // 64, lab.seed, 60))
-        rows.append({"test": "max", "latency_ms": 0.0, **row})
-        server_rate = row["requests_per_s"]
-        rng = random.Random(lab.seed)
-        urls = [server.addressing.url(rng.randrange(web.size))
-                for _ in range(600 if lab.quick else 2000)]
-        for threads in (1, 16):
-            rate = fetcher_rate(urls, threads)
-            rows.append({"test": f"HttpFetcher lxml, {threads} thread(s)", "latency_ms": 0.0,
-                         "requests": len(urls), "requests_per_s": rate,
-                         "server_over_fetcher": server_rate / rate})
-    lab.write_csv(rows)
+
+    def measure() -> list[dict]:
+        rows = []
+        levels = (250, 1000, 2000) if lab.quick else (250, 500, 1000, 2000, 3000)
+        with WebServer(web, latency=latency, seed=lab.seed) as server:
+            for c in levels:
+                row = asyncio.run(load(server.ports, web, c, 10 if lab.quick else 20, lab.seed, 90))
+                rows.append({"test": "slow", "latency_ms": latency * 1000, **row})
+                print(f"# slow: {c} connections -> L = {row['littles_L']:.0f}, "
+                      f"mean {row['mean_latency_ms']:.0f} ms, {row['requests_per_s']:.0f} req/s")
+        with WebServer(web, latency=0.0, seed=lab.seed) as server:
+            seconds_target = 2000 if lab.quick else 6000
+            row = asyncio.run(load(server.ports, web, 64, seconds_target // 64, lab.seed, 60))
+            rows.append({"test": "max", "latency_ms": 0.0, **row})
+            server_rate = row["requests_per_s"]
+            rng = random.Random(lab.seed)
+            urls = [server.addressing.url(rng.randrange(web.size))
+                    for _ in range(600 if lab.quick else 2000)]
+            for threads in (1, 16):
+                rate = fetcher_rate(urls, threads)
+                rows.append({"test": f"HttpFetcher lxml, {threads} thread(s)", "latency_ms": 0.0,
+                             "requests": len(urls), "requests_per_s": rate,
+                             "server_over_fetcher": server_rate / rate})
+        return rows
+
+    rows = lab.rows("web-server", measure)
     lab.table(rows, ["test", "connections", "requests", "requests_per_s", "mb_per_s",
                      "mean_latency_ms", "p99_latency_ms", "littles_L", "failed_clients",
                      "server_over_fetcher"])
     slow = [r for r in rows if r["test"] == "slow"]
-    fig, ax = lab.figure(f"Concurrent slow requests ({latency * 1000:g} ms latency)",
+    fig, ax = lab.figure(f"Concurrent slow requests ({latency * 1000:g} ms latency, 1 run)",
                          "client connections C", "sustained concurrency L = λW")
-    ax.plot([r["connections"] for r in slow], [r["littles_L"] for r in slow], marker="o",
-            label="measured L")
+    ax.plot([r["connections"] for r in slow], [r["littles_L"] for r in slow],
+            label="measured L", **look("measured L"))
     ax.plot([r["connections"] for r in slow], [r["connections"] for r in slow], "--",
             color="0.5", label="L = C")
     ax.legend()

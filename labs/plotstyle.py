@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["DPI", "MAX_WIDTH", "MIN_FONT", "MIN_RUNS_FOR_SPREAD", "PALETTE", "apply",
+__all__ = ["DPI", "MAX_WIDTH", "MIN_FONT", "MIN_RUNS_FOR_SPREAD", "PALETTE", "apply", "clashes",
            "enforce_readable", "look", "runs_note"]
 
 #: Okabe & Ito, "Color Universal Design" (2008): blue, orange, bluish green, vermillion,
@@ -117,3 +117,24 @@ def enforce_readable(fig, skip: Iterable[Any] = ()) -> None:
     for text in fig.findobj(Text):
         if id(text) not in skipped and text.get_fontsize() < MIN_FONT:
             text.set_fontsize(MIN_FONT)
+
+
+def clashes(fig) -> list[tuple[str, str]]:
+    """Pairs of labelled series of one axes of ``fig`` that look the same (colour, marker and
+    line style): a reader cannot tell them apart, in colour or in grey. Series whose values
+    are the same everywhere are no clash (one line drawn over the other says so)."""
+    from matplotlib.colors import to_hex
+
+    found = []
+    for ax in fig.axes:
+        seen: dict[tuple, tuple[str, Any]] = {}
+        for line in ax.get_lines():
+            label = line.get_label()
+            if label.startswith("_"):
+                continue
+            key = (to_hex(line.get_color()), line.get_marker(), line.get_linestyle())
+            data = (tuple(line.get_xdata()), tuple(line.get_ydata()))
+            if key in seen and seen[key][1] != data:
+                found.append((seen[key][0], label))
+            seen.setdefault(key, (label, data))
+    return found

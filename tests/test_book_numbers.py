@@ -80,8 +80,11 @@ def test_every_page_quotes_only_generated_numbers(book_numbers):
 
 def test_a_hand_typed_number_is_found(book_numbers):
     text = ("QH/BH is |pqc_qh_bh_10| at R = 10 and 0.87 at R = 1,000, ``3.4 R`` in code;\n"
-            "the CBT ran at 0.74x, and 43 % fewer.\n.. image:: results/x-1.5.png\n")
-    assert book_numbers.typed_numbers(text) == ["0.87", "0.74x", "43 %"]
+            "the CBT ran at 0.74x, and 43 % fewer.\n.. image:: results/x-1.5.png\n"
+            "SimpleQueue ran 25 to 200 times as fast, waits reached ~10 per run,\n"
+            "and 3 times; |fb_simple| the rate.\n")
+    assert book_numbers.typed_numbers(text) == ["0.87", "0.74x", "43 %", "25 to 200 times",
+                                                "~10", "3 times"]
 
 
 def test_every_number_names_an_existing_csv_column(book_numbers):
@@ -180,3 +183,46 @@ def test_a_shape_sentence_follows_its_csv(book_numbers, tmp_path):
     assert values["ft_gainers"].startswith("no frontier gains from the second thread")
     assert values["ct_bound_shape"].count("none below") == 2
     assert book_numbers.values(RESULTS)["ft_gainers"] != values["ft_gainers"]
+
+
+def test_the_frontier_bench_answers_follow_their_csv(book_numbers, tmp_path):
+    """The instructor's answers said 'no line rises', 'unsynchronized is wrong (races_detected)'
+    and 'two locks are just more acquisitions' over a CSV where unsynchronized caught no race
+    and fine beat coarse: those sentences are now computed. A copy of the CSV in which a line
+    rises and unsynchronized races says so."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    before = book_numbers.values(copy)
+    assert before["fb_unsync_races"].startswith("caught no race") or \
+        before["fb_unsync_races"].startswith("caught races")
+
+    def change(row):
+        if row["frontier"] == "unsynchronized":
+            row["races_detected"] = "7"
+            if row["threads"] == "4":
+                row["pairs_per_second"] = str(10 * float(row["pairs_per_second"]))
+    _rewrite(copy / "frontier-bench" / "frontier-bench.csv", change)
+    after = book_numbers.values(copy)
+    assert after["fb_rise"].startswith("some lines rise") and "``unsynchronized``" in \
+        after["fb_rise"]
+    assert after["fb_unsync_races"].startswith("caught races in this run: ``races_detected``")
+    _rewrite(copy / "frontier-bench" / "frontier-bench.csv",
+             lambda r: r.update(races_detected="0", pairs_per_second="1000",
+                                duplicates_handed_out="0" if r["duplicates_handed_out"] else "",
+                                urls_overwritten="0" if r["urls_overwritten"] else ""))
+    flat = book_numbers.values(copy)
+    assert flat["fb_rise"].startswith("no line rises")
+    assert flat["fb_unsync_races"].startswith("caught no race")
+
+
+def test_a_comparison_of_two_csvs_follows_both(book_numbers, tmp_path):
+    """'Without the GIL the crawls vary less' compares the free-threaded rounds with the GIL
+    build's (Number.beside): spread the free-threaded rounds wider and it says so."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    path = copy / "free-threaded" / "crawl-timelines" / "timeline-overhead.csv"
+    _rewrite(path, lambda r: r.update(pages_per_second=str(
+        float(r["pages_per_second"]) * (100 if r["round"] == "0" else 1))))
+    assert book_numbers.values(copy)["tl_vary"].startswith("Without the GIL the crawls vary as "
+                                                           "much")
+    assert book_numbers.values(RESULTS)["tl_vary"] != book_numbers.values(copy)["tl_vary"]

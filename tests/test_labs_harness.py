@@ -7,7 +7,7 @@ import csv
 import pytest
 
 import frontier
-from labs.harness import Lab, lab_modules, machine, machine_line
+from labs.harness import Lab, LabError, lab_modules, machine, machine_line
 from labs.lab_frontier_bench import measure
 
 
@@ -37,3 +37,26 @@ def test_measure_counts_pairs_that_really_happened(name):
     row = measure(name, threads=2, seconds=0.05)
     assert row["pairs"] > 0 and row["timeouts"] == 0
     assert row["puts"] == row["gets"] == row["pairs"]
+
+
+def test_replot_reads_the_rows_back_and_measures_nothing(tmp_path):
+    """``--replot`` (Lab.rows): the figures are redrawn from the CSV a run wrote, with that
+    run's stamp, and the measuring function is never called."""
+    expected = [{"T": 1, "rate": 2.5, "frontier": "monitor"},
+                {"T": 2, "rate": 4.0, "frontier": "monitor"}]
+    calls = []
+
+    def measure():
+        calls.append(1)
+        return [dict(row) for row in expected]
+
+    first = Lab("t", "A test lab.", ["--out", str(tmp_path)])
+    assert first.rows("speed", measure) == expected and len(calls) == 1
+    path = tmp_path / "t" / "speed.csv"
+    text = path.read_text().replace(first.date, "2001-02-03T04:05:06Z")
+    path.write_text(text)
+    again = Lab("t", "A test lab.", ["--out", str(tmp_path), "--replot"])
+    assert again.rows("speed", measure) == expected and len(calls) == 1
+    assert again.date == "2001-02-03T04:05:06Z" and path.read_text() == text
+    with pytest.raises(LabError, match="--replot: .*missing"):
+        again.rows("other", measure)

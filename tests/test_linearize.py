@@ -4,7 +4,9 @@ the correct frontiers, the timeline, the command's exit codes."""
 from __future__ import annotations
 
 import json
+import re
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -249,3 +251,21 @@ def test_bad_input_exits_2(argv, capsys):
         status = exc.code
     assert status == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_the_command_reports_a_bad_history_in_the_books_words(tmp_path, monkeypatch, capsys):
+    """The book's example (``docs/results/explore/linearize-unsynchronized.txt``) is the
+    sentence the command prints: "history of seed S (run R of N)", never "history 1 of 1"."""
+    from crawlers.cli.linearize import not_linearizable
+
+    book = (Path(__file__).resolve().parents[1] / "docs" / "results" / "explore"
+            / "linearize-unsynchronized.txt").read_text().rstrip("\n")
+    name, seed, run, runs, reason = re.fullmatch(
+        r"(\S+): history of seed (\d+) \(run (\d+) of (\d+)\) is not linearizable: (.+)",
+        book).groups()
+    assert not_linearizable(name, int(seed), int(run), int(runs), reason) == book
+    monkeypatch.setitem(contract._REGISTRY, "lifo-test", _Lifo)
+    assert main(["linearize", "lifo-test", "--runs", "5", "--seed", "7", "--out",
+                 str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("lifo-test: history of seed 7 (run 1 of 5) is not linearizable: "), out

@@ -71,3 +71,42 @@ def test_script_writes_where_told_and_rejects_a_missing_folder(tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no such directory" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def _tables(text: str) -> list[list[list[str]]]:
+    """The rows of every ``list-table`` of a generated reST text, as lists of cells."""
+    tables = []
+    for block in text.split(".. list-table::")[1:]:
+        rows: list[list[str]] = []
+        for line in block.splitlines()[1:]:
+            if line.startswith("   * - "):
+                rows.append([line[7:]])
+            elif line.startswith("     - ") and rows:
+                rows[-1].append(line[7:])
+            elif line.strip() and not line.startswith("   :") and not line.startswith("     "):
+                break
+        tables.append(rows)
+    return tables
+
+
+def test_every_measurement_table_fits_the_page_at_800_px(papers_table):
+    """A CSV wider than the page is split into tables that each fit (each repeating its
+    first column): the results page had 30 tables cut at 800 px (Chromium, furo)."""
+    assert papers_table.PAGE_CHARS <= 80  # measured: about 82 characters overflow 736 px
+    text = papers_table.render(papers_table.RESULTS)
+    tables = _tables(text.split("Every lab's measurements")[1])
+    assert len(tables) > 30
+    for rows in tables:
+        widths = [max(len(r[i]) for r in rows) + papers_table.PAD_CHARS
+                  for i in range(len(rows[0]))]
+        assert len(widths) <= 2 or sum(widths) <= papers_table.PAGE_CHARS, rows[0]
+    assert "split in 2 tables to fit the page" in text
+
+
+def test_a_wide_table_is_split_with_its_first_column_in_each(papers_table):
+    header = ["frontier", *(f"column_{i}_long_name" for i in range(8))]
+    rows = [["monitor", *("1.23" for _ in range(8))]]
+    groups = papers_table.column_groups(header, rows)
+    assert len(groups) > 1 and all(g[0] == 0 for g in groups)
+    assert sorted({i for g in groups for i in g}) == list(range(9))
+    assert papers_table.column_groups(header[:3], [rows[0][:3]]) == [[0, 1, 2]]

@@ -107,3 +107,16 @@ def test_a_committed_figure_is_redrawn_with_the_stamp_of_its_csv(lab, csv_arg, t
     assert stamps and all(row["commit"][:10] in s and row["date"][:10] in s for s in stamps)
     assert all(f"load {row['machine_load_1min']}" in s for s in stamps)
     assert sorted(p.suffix for p in (tmp_path / lab).iterdir()) == [".png"] * len(stamps)
+
+
+def test_two_series_that_look_the_same_are_a_clash(tmp_path):
+    lab = _lab(tmp_path)
+    fig, ax = lab.figure("t", "x", "y")
+    ax.plot([1, 2], [1, 2], color="C0", marker="o", ls="-", label="a")
+    ax.plot([1, 2], [3, 4], color="C1", marker="o", ls="-", label="b")
+    assert plotstyle.clashes(fig) == []
+    ax.plot([1, 2], [5, 6], color="C0", marker="o", ls="-", label="c")
+    ax.plot([1, 2], [1, 2], color="C1", marker="o", ls="-", label="same as b's look and a's data")
+    ax.plot([1, 2], [3, 4], color="C1", marker="o", ls="-", label="b again, the same values")
+    assert plotstyle.clashes(fig) == [("a", "c"), ("b", "same as b's look and a's data")]
+    matplotlib.pyplot.close(fig)

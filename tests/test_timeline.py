@@ -12,7 +12,7 @@ import time
 import pytest
 
 import frontier
-from crawlers.crawl.timeline import STATES, Timeline
+from crawlers.crawl.timeline import STATES, Timeline, dominant
 from tests.helpers import join_all, make, start_thread, wait_until
 
 
@@ -204,3 +204,22 @@ def test_recording_keeps_no_object_for_the_collector_per_interval():
         gc.enable()
     assert grown < 100, grown
     assert len(tl.rows()[0][1]) == 10_001
+
+
+def test_each_column_shows_the_state_that_took_most_of_its_time():
+    """Ten thousand intervals of 90 us on a lock, each followed by 10 us of fetch: drawn one
+    by one, the fetch bars (at least a pixel each) covered the row; the columns say lock."""
+    spans = []
+    for i in range(10_000):
+        t = i * 1e-4
+        spans += [("lock", t, t + 9e-5), ("fetch", t + 9e-5, t + 1e-4)]
+    bars = dominant(spans, 0.0, 1.0, bins=1000)
+    assert [state for state, _, _ in bars] == ["lock"]
+    assert bars[0][1] == 0.0 and abs(bars[0][2] - 1.0) < 1e-9
+
+
+def test_run_is_the_life_the_other_states_leave_and_columns_outside_life_are_empty():
+    spans = [("run", 0.2, 0.8), ("fetch", 0.2, 0.3), ("not_full", 0.7, 0.8)]
+    bars = dominant(spans, 0.0, 1.0, bins=10)
+    assert [(s, round(x, 6), round(w, 6)) for s, x, w in bars] == [
+        ("fetch", 0.2, 0.1), ("run", 0.3, 0.4), ("not_full", 0.7, 0.1)]

@@ -8,6 +8,7 @@ contract is refused in one line with exit status 2, before anything runs.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -270,3 +271,51 @@ def test_a_frontier_that_raises_is_reported_where_it_raised(command, tmp_path, c
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].endswith(f"your frontier failed at {path}:{line}: "
                             "NotImplementedError: write put"), err
+
+
+STUDENT_SPEC = "exercises/ex1_bounded_fifo.py:BoundedFifo"  # the issue's and the handout's form
+
+
+@pytest.fixture
+def student_copy(tmp_path: Path) -> Path:
+    """A student's folder: the reference answer of exercise 1 in ``exercises/`` under the name
+    the starter gives it, the commands run from there with the relative spec."""
+    (tmp_path / "exercises").mkdir()
+    (tmp_path / "exercises" / "ex1_bounded_fifo.py").write_text(
+        (ROOT / SOLUTION.split(":")[0]).read_text())
+    return tmp_path
+
+
+def test_the_students_ex1_runs_in_the_frontier_bench(student_copy):
+    """The exercise page's command (beside the library's monitor), from the student's folder."""
+    result = crawlab("lab", "frontier-bench", "--quick", "--no-plot", "--threads", "1",
+                     "--frontier", STUDENT_SPEC, "--frontier", "monitor", "--out", "results",
+                     cwd=student_copy)
+    assert result.returncode == 0, result.stderr
+    with open(student_copy / "results" / "frontier-bench" / "frontier-bench.csv") as f:
+        rows = list(csv.DictReader(f))
+    mine = [r for r in rows if r["frontier"] == SOLUTION_NAME]
+    assert len(mine) == 2 and all(float(r["pairs_per_second"]) > 0 for r in mine)
+    assert all(r["timeouts"] == "0" for r in mine)
+    assert {r["frontier"] for r in rows} >= {SOLUTION_NAME, "monitor", "queue.Queue"}
+    assert SOLUTION_NAME in result.stdout  # the printed table has the student's row
+
+
+def test_the_students_ex1_is_explored(student_copy):
+    pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
+    result = crawlab("explore", STUDENT_SPEC, "--scenario", "lost-update", cwd=student_copy)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"{SOLUTION_NAME}, scenario lost-update: holds over")
+
+
+def test_a_broken_students_ex1_is_refused_in_one_line(student_copy):
+    """The same path with the file's class renamed: one line, exit 2, in both commands."""
+    path = student_copy / "exercises" / "ex1_bounded_fifo.py"
+    path.write_text(path.read_text().replace("class BoundedFifo", "class Renamed"))
+    commands = [("lab", "frontier-bench", "--quick", "--no-plot", "--frontier", STUDENT_SPEC)]
+    if importlib.util.find_spec("frontrun") is not None:  # explore needs crawlab[explore]
+        commands.append(("explore", STUDENT_SPEC, "--scenario", "lost-update"))
+    for args in commands:
+        result = crawlab(*args, cwd=student_copy)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert "BoundedFifo" in result.stderr

@@ -20,11 +20,19 @@ from pathlib import Path
 
 from crawlers.args import positive_int, probability
 
-__all__ = ["HELP", "add_arguments", "run"]
+__all__ = ["HELP", "add_arguments", "not_linearizable", "run"]
 
 HELP = "check recorded histories of a frontier for linearizability"
 
 HOLDS, VIOLATED, BAD_INPUT = 0, 1, 2
+
+
+def not_linearizable(name: str, seed: int, run: int, runs: int, reason: str) -> str:
+    """The sentence that reports a bad history, the same in the command's output and in the
+    book (``docs/results/explore/linearize-*.txt``; a test compares them): ``run`` counts from
+    1 among the ``runs`` asked for, ``seed`` is the one that recorded it."""
+    return (f"{name}: history of seed {seed} (run {run} of {runs}) is not linearizable: "
+            f"{reason}")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -77,9 +85,10 @@ def run(args: argparse.Namespace) -> int:
 
         run, history, result = found
         path = args.out / f"linearize-{args.frontier}.png"
-        draw(history, result, path, title=f"{args.frontier}: history {run + 1} is not "
-             f"linearizable")
-        row.update({"run": run + 1, "reason": result.reason, "timeline": str(path)})
+        draw(history, result, path, title=f"{args.frontier}: recorded history (seed "
+             f"{args.seed + run}) is not linearizable")
+        row.update({"run": run + 1, "seed": args.seed + run, "reason": result.reason,
+                    "timeline": str(path)})
     if args.json:
         print(json.dumps(row, indent=1))
     elif found is None:
@@ -90,6 +99,6 @@ def run(args: argparse.Namespace) -> int:
               f"linearizable to {spec} ({args.threads} threads x {args.ops} operations each, "
               f"noise {args.noise}){gave_up}")
     else:
-        print(f"{args.frontier}: history {row['run']} of {runs} is NOT linearizable: "
-              f"{row['reason']}; timeline written to {row['timeline']}")
+        print(not_linearizable(args.frontier, row["seed"], row["run"], args.runs, row["reason"])
+              + f"; timeline written to {row['timeline']}")
     return HOLDS if found is None else VIOLATED

@@ -36,7 +36,7 @@ from array import array
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["COLOURS", "STATES", "Timeline"]
+__all__ = ["COLOURS", "STATES", "Timeline", "dominant"]
 
 STATES = ("run", "fetch", "lock", "not_empty", "not_full", "polite")
 COLOURS = {
@@ -55,6 +55,47 @@ _CODE = {state: float(i) for i, state in enumerate(STATES)}  # a state's number 
 def _life(spans: list[tuple[str, float, float]]) -> tuple[float, float]:
     """A thread's row: from its first stamp to its last (``spans`` not empty)."""
     return min(a for _, a, _ in spans), max(b for _, _, b in spans)
+
+
+def dominant(spans: list[tuple[str, float, float]], start: float, end: float, bins: int
+             ) -> list[tuple[str, float, float]]:
+    """A thread's row as drawn: ``(state, left, width)`` bars, one per run of the ``bins``
+    equal columns of ``[start, end]`` in which one state took most of the thread's time
+    (``run``: its life minus the other states); columns outside its life are left out.
+
+    Drawing every interval instead shows whichever state is drawn last: at zero latency a
+    crawl of one second records thousands of intervals per thread, each at least a pixel
+    wide, and the picture said "fetch" where the thread spent 90 % of its time on a lock.
+    O(intervals + bins)."""
+    width = (end - start) / bins
+    spent = [[0.0] * len(STATES) for _ in range(bins)]
+    for state, a, b in spans:
+        a, b = max(a, start), min(b, end)
+        if state == "run" or b <= a:
+            continue
+        k, i, j = int(_CODE[state]), int((a - start) / width), int((b - start) / width)
+        i, j = min(i, bins - 1), min(j, bins - 1)
+        if i == j:
+            spent[i][k] += b - a
+            continue
+        spent[i][k] += start + (i + 1) * width - a
+        for m in range(i + 1, j):
+            spent[m][k] += width
+        spent[j][k] += b - (start + j * width)
+    first, last = _life(spans)
+    bars: list[tuple[str, float, float]] = []
+    for m, column in enumerate(spent):
+        left = start + m * width
+        alive = min(last, left + width) - max(first, left)
+        if alive <= 0:
+            continue
+        column[0] = max(alive - sum(column[1:]), 0.0)  # run: what the other states left
+        state = STATES[max(range(len(STATES)), key=column.__getitem__)]
+        if bars and bars[-1][0] == state and abs(bars[-1][1] + bars[-1][2] - left) < width / 2:
+            bars[-1] = (state, bars[-1][1], bars[-1][2] + width)
+        else:
+            bars.append((state, left, width))
+    return bars
 
 
 class Timeline:
@@ -165,8 +206,10 @@ class Timeline:
 
     def plot(self, path: str | Path, title: str = "", window: tuple[float, float] | None = None
              ) -> Path:
-        """One row per thread, each state a coloured bar (``run`` underneath the others);
-        ``window=(start, end)`` in seconds shows only that stretch. Writes a PNG."""
+        """One row per thread; each pixel column of a row has the colour of the state the
+        thread spent most of that column's time in (:func:`dominant`; the exact shares are
+        :meth:`totals`). ``window=(start, end)`` in seconds shows only that stretch. Writes a
+        PNG readable at a page width of 800 px (10 inches at 100 dpi, no text under 9 points)."""
         import matplotlib
 
         matplotlib.use("Agg")
@@ -174,28 +217,27 @@ class Timeline:
         from matplotlib.patches import Patch
 
         rows = [r for r in self.rows() if r[1]]
-        height = 0.3 * max(len(rows), 4) + 1.6
+        height = 0.3 * max(len(rows), 4) + 1.9
         fig, ax = plt.subplots(figsize=(10, height))
+        start, end = window if window is not None else (
+            min(_life(spans)[0] for _, spans in rows), max(_life(spans)[1] for _, spans in rows))
         for y, (_, spans) in enumerate(rows):
-            first, last = _life(spans)
-            ax.broken_barh([(first, last - first)], (y - 0.4, 0.8), color=COLOURS["run"])
             by_state: dict[str, list[tuple[float, float]]] = {}
-            for state, a, b in spans:
-                if state != "run" and b > a:
-                    by_state.setdefault(state, []).append((a, b - a))
+            for state, left, width in dominant(spans, start, end, bins=1000):
+                by_state.setdefault(state, []).append((left, width))
             for state, bars in by_state.items():
-                ax.broken_barh(bars, (y - 0.4, 0.8), color=COLOURS[state])
-        ax.set_yticks(range(len(rows)), [name for name, _ in rows], fontsize=7)
+                ax.broken_barh(bars, (y - 0.4, 0.8), color=COLOURS[state], linewidth=0)
+        ax.set_yticks(range(len(rows)), [name for name, _ in rows], fontsize=9)
         ax.invert_yaxis()
         ax.set_xlabel("seconds since the crawl started")
         if window is not None:
             ax.set_xlim(*window)
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize=11)
         fig.legend(handles=[Patch(color=COLOURS[s], label=s) for s in STATES],
-                   loc="lower center", ncol=len(STATES), fontsize=8, frameon=False)
-        fig.tight_layout(rect=(0, 0.35 / height, 1, 1))  # room for the legend at the bottom
+                   loc="lower center", ncol=len(STATES), fontsize=10, frameon=False)
+        fig.tight_layout(rect=(0, 0.45 / height, 1, 1))  # room for the legend at the bottom
         path = Path(path)
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=100)
         plt.close(fig)
         return path
 
