@@ -223,3 +223,22 @@ def test_the_no_lock_check_sees_a_lock():
     with LockCalls() as calls:
         _put_and_get(f, 0)
     assert "lock.acquire" in calls.seen or "lock.__enter__" in calls.seen, calls.seen[:5]
+
+
+def test_lockfree_a_stale_node_keeps_nothing_alive():
+    """A thread that still holds the node it read as ``head`` (descheduled before its CAS) must
+    not keep alive the nodes linked after it: each dequeued node is unlinked. Without that, the
+    400 nodes that pass through below stay reachable from ``stale`` (on 3.13t the collector
+    then runs full collections that free nothing)."""
+    from frontier.lockfree import _Node
+
+    f = LockFreeFrontier()
+    stale = f._head.get()
+    for i in range(400):
+        f.put(f"http://a.test/{i}")
+        assert f.get(timeout=WAIT) == f"http://a.test/{i}"
+    reachable, node = 0, stale
+    while isinstance(nxt := node.next.get(), _Node):
+        reachable, node = reachable + 1, nxt
+    assert reachable == 0, f"{reachable} nodes still reachable from a stale head"
+    f._check()
