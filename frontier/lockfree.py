@@ -74,9 +74,12 @@ class LockFreeFrontier(PollingFrontier):
     correct = True
     bounded = False
 
-    def __init__(self) -> None:
+    def __init__(self, unlink: bool = True) -> None:
+        """``unlink=False`` leaves taken-out nodes linked, as this queue did before (see
+        "Unlinking" above): for ``crawlab lab frontier-bench``, which measures what it cost."""
         super().__init__()
         self.capacity = None
+        self._unlink = unlink
         dummy = _Node(None)
         self._head = AtomicRef(dummy)  # the dummy; its successor holds the oldest URL
         self._tail = AtomicRef(dummy)  # the last node, or its predecessor for a moment
@@ -147,7 +150,8 @@ class LockFreeFrontier(PollingFrontier):
                 url = nxt.url
                 if self._head.compare_and_set(head, nxt):  # linearization point of get
                     nxt.url = None  # nxt is the new dummy; only this thread got here
-                    head.next.set(_OFF_LIST)  # unlink: a stale reader no longer holds the rest
+                    if self._unlink:  # a stale reader of head no longer holds the rest
+                        head.next.set(_OFF_LIST)
                     mine.gets += 1
                     return url
             mine.cas_retries += 1

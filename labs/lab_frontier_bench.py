@@ -50,6 +50,9 @@ THREADS = (1, 2, 4, 8, 16)
 QUICK_THREADS = (1, 2, 4)
 PRIVATE = "deque per thread"  # nothing shared: the machine's own ceiling
 BASELINES = ("queue.Queue", "queue.SimpleQueue", PRIVATE)
+# lockfree as it was before its dequeued nodes were unlinked, measured beside it when lockfree
+# runs: what a stale reference keeping the list alive costs (the book's free-threaded chapter)
+RETAINING = "lockfree, nodes left linked"
 _BATCH = 64  # pairs between two looks at the clock
 
 
@@ -60,6 +63,10 @@ def _make(name: str, capacity: int):
         return queue.Queue(maxsize=capacity)
     if name == "queue.SimpleQueue":
         return queue.SimpleQueue()
+    if name == RETAINING:
+        from frontier.lockfree import LockFreeFrontier
+
+        return LockFreeFrontier(unlink=False)
     cls = frontier.info(name)
     return frontier.create(name, capacity=capacity) if cls.bounded else frontier.create(name)
 
@@ -184,6 +191,8 @@ def main(argv=None) -> int:
     seconds = 0.12 if lab.quick else 0.5
     repeats = 5  # medians of 5 rounds, min-max shown
     names = [*BASELINES, *chosen]
+    if "lockfree" in chosen:
+        names.insert(names.index("lockfree") + 1, RETAINING)
     rows = []
     for rep in range(repeats):  # rounds outermost, so slow drift of the machine hits all alike
         # one name's thread counts back to back: its 2-thread over 1-thread ratio comes from
@@ -266,7 +275,7 @@ def verdict(name: str, median: float, of_ceiling: float, ceiling: float | None,
             gil: bool, cores: int) -> str:
     """The computed verdict on one frontier's 2-thread over 1-thread ratio (empty: no goal)."""
     goal = CEILING_GOALS.get(name)
-    if gil or name in BASELINES or (goal is None and not single_lock(name)):
+    if gil or name in (*BASELINES, RETAINING) or (goal is None and not single_lock(name)):
         return ""
     if ceiling is None:
         return "no ceiling measured: cannot judge"

@@ -18,6 +18,11 @@ def test_a_deque_per_thread_is_measured_like_a_frontier():
     assert row["gc_collections"] >= 0
 
 
+def test_lockfree_is_measured_beside_its_retaining_self():
+    row = fb.measure(fb.RETAINING, 2, 0.05)
+    assert row["pairs"] > 0 and row["puts"] == row["gets"] == row["pairs"]
+
+
 def test_a_cell_counts_the_collections_that_ran_during_it(monkeypatch):
     """The collector's callbacks are counted while the cell runs, and removed after it."""
     import gc
