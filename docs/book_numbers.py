@@ -48,7 +48,13 @@ PAGES = {
     "handouts/crawl-parsers.rst": {"3×": "the target set for the comparison (a goal)"},
     "handouts/crawl-timelines.rst": {"5%": "the target set for the cost of recording"},
     "free-threaded.rst": {"3.13": "a Python version", "3.14": "a Python version",
-                          "1.8×": "the issue's goal for sliced", "1.4×": "the goal for lockfree"},
+                          "1.8×": "the issue's goal for sliced", "1.4×": "the goal for lockfree",
+                          "0.74": "the goal for lockfree, a share of the ceiling",
+                          "0.95": "the goal for sliced, a share of the ceiling",
+                          "1.6×": "the lab's threshold for a machine too busy to judge",
+                          "1.0×": "the goal for a single lock: below it",
+                          "1.0": "the CPU efficiency of no added cost, a definition",
+                          "1.1": "the lab's threshold for starved 1-thread cells"},
     "frontiers.rst": {"3.13": "a Python version"},
     "glossary.rst": {"3.13": "a Python version"},
     "index.rst": {"3.10": "a Python version"},
@@ -573,7 +579,43 @@ def _more_or_fewer(rows: Rows) -> str:
     return "more" if hp > site else "fewer" if hp < site else "as many"
 
 
-FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread")
+FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
+                "lockfree, nodes left linked")
+FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
+
+
+def _ft_judged(rows: Rows) -> str:
+    """This run's ceiling with the load it was measured at, and the verdict the lab computed
+    for ``lockfree`` and ``sliced`` (scaling.csv of the free-threaded frontier-bench)."""
+    lf, sl = _where(rows, frontier="lockfree")[0], _where(rows, frontier="sliced")[0]
+    return (f"the ceiling (``deque per thread``) read {_f(float(lf['ceiling']))}x at a 1-minute "
+            f"load of {lf['machine_load_1min']} on {lf['machine_cores']} cores "
+            f"({lf['date'][:10]}); ``lockfree`` read {_f(float(lf['of_ceiling']))} of it and "
+            f"``sliced`` {_f(float(sl['of_ceiling']))}, and the lab's verdict on both was: "
+            f"{lf['verdict'] or 'none'}")
+
+
+def _ft_linked(rows: Rows) -> str:
+    """lockfree beside itself with its nodes left linked: collections and CPU efficiency."""
+    lf, old = _where(rows, frontier="lockfree")[0], _where(rows, frontier=FT_LINKED)[0]
+    return (f"with its dequeued nodes left linked, ``lockfree`` ran "
+            f"{_f(float(old['gc_per_second_2t']), 0)} collections a second at 2 threads and "
+            f"did {_f(float(old['cpu_efficiency']))} of its 1-thread work per CPU second; "
+            f"unlinked, {_f(float(lf['gc_per_second_2t']), 0)} collections and "
+            f"{_f(float(lf['cpu_efficiency']))}")
+
+
+def _ft_cpu_range(rows: Rows) -> str:
+    mine = [float(r["cpu_efficiency"]) for r in rows if r["frontier"] not in FT_BASELINES]
+    return _range(mine)
+
+
+def _usl_ceiling(rows: Rows) -> str:
+    """The scaling lab's nothing-shared ceiling without the GIL, 2 threads over 1 (medians)."""
+    med = {r["threads"]: float(r["median"]) for r in
+           _where(rows, interpreter="free-threaded", frontier="deque per thread")}
+    return (f"{_f(med['2'] / med['1'])}x (medians of {rows[0]['runs']} rounds, 1-minute load "
+            f"{rows[0]['machine_load_1min']}, {rows[0]['date'][:10]})")
 
 
 def _ft_gainers(rows: Rows) -> str:
@@ -807,6 +849,14 @@ NUMBERS = [
            _ft_gainers, "the same, a later session's machine"),
     Number("ft_ceiling_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
            _ft_row("deque per thread"), "the share-nothing baseline, later machine"),
+    Number("ft_judged", "free-threaded/frontier-bench", "scaling", _ft_judged,
+           "this run's ceiling, load and verdicts, no GIL"),
+    Number("ft_linked", "free-threaded/frontier-bench", "scaling", _ft_linked,
+           "lockfree with and without unlinking: collections/s and CPU efficiency, 2 threads"),
+    Number("ft_cpu_range", "free-threaded/frontier-bench", "scaling", _ft_cpu_range,
+           "CPU efficiency at 2 threads over 1, range over the frontiers"),
+    Number("usl_ceiling", "scaling", "scaling", _usl_ceiling,
+           "the central figure's ceiling without the GIL"),
     Number("ft_lf", "free-threaded/frontier-bench", "scaling", _ft_row("lockfree"),
            "lockfree 2 threads / 1, no GIL, first session"),
     Number("ft_lf_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
