@@ -48,6 +48,7 @@ from labs.plotstyle import runs_note
 
 THREADS = (1, 2, 4, 8, 16)
 QUICK_THREADS = (1, 2, 4)
+ROUNDS = 5  # rounds of every cell, quick or not: medians of 5, min-max shown
 PRIVATE = "deque per thread"  # nothing shared: the machine's own ceiling
 BASELINES = ("queue.Queue", "queue.SimpleQueue", PRIVATE)
 # lockfree as it was before its dequeued nodes were unlinked, measured beside it when lockfree
@@ -189,7 +190,7 @@ def main(argv=None) -> int:
     if thread_counts[0] < 1:
         raise ValueError(f"threads must be at least 1, got {thread_counts[0]}")
     seconds = 0.12 if lab.quick else 0.5
-    repeats = 5  # medians of 5 rounds, min-max shown
+    repeats = ROUNDS
     names = [*BASELINES, *chosen]
     if "lockfree" in chosen:
         names.insert(names.index("lockfree") + 1, RETAINING)
@@ -199,7 +200,7 @@ def main(argv=None) -> int:
         # one short stretch of the machine's time, as does the ceiling's
         cells = {(name, t): measure(name, t, seconds, capacity)
                  for name in names for t in thread_counts}
-        for (name, t), r in cells.items():
+        for (_, t), r in cells.items():
             base = cells["queue.Queue", t]["pairs_per_second"]  # same round, same thread count
             rows.append({**r, "repeat": rep, "ratio_vs_queue": r["pairs_per_second"] / base})
     lab.write_csv(rows)

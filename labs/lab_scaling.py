@@ -135,7 +135,8 @@ def main(argv=None) -> int:
         rows.append({"interpreter": interp, "python": info[interp]["python"],
                      "gil_enabled": info[interp]["gil"], "frontier": n, "threads": t,
                      "cores": cores, "fitted": t <= min(fit_up_to, cores),
-                     "runs": len(values), "median": statistics.median(values), "min": min(values), "max": max(values),
+                     "runs": len(values), "median": statistics.median(values),
+                     "min": min(values), "max": max(values),
                      "values": ";".join(f"{v:.0f}" for v in values)})
     lab.write_csv(rows)
     return _fit_and_draw(lab, rows, fit_up_to, cores)
