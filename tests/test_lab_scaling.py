@@ -10,6 +10,7 @@ import pytest
 
 from labs import lab_scaling as ls
 from labs import usl
+from labs.harness import gil_enabled
 from labs.lab_frontier_bench import PRIVATE
 
 
@@ -84,3 +85,22 @@ def test_a_fit_up_to_below_two_is_one_line_and_exit_2(capsys):
     assert main(["lab", "scaling", "--fit-up-to", "1", "--no-plot"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--fit-up-to" in err[0]
+
+
+@pytest.mark.skipif(not gil_enabled(),
+                    reason="measures the GIL panel with this interpreter, which has no GIL here")
+def test_a_measured_run_writes_curves_models_and_the_figure(tmp_path):
+    """One round, one frontier, the GIL panel only (no free-threaded interpreter given): a
+    fresh process measures every cell, and the model rows follow from the measured ones."""
+    assert ls.main(["--quick", "--repeats", "1", "--frontier", "monitor",
+                    "--free-threaded-python", "", "--out", str(tmp_path)]) == 0
+    out = tmp_path / "scaling"
+    with open(out / "scaling.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    with open(out / "usl.csv", newline="") as f:
+        models = list(csv.DictReader(f))
+    assert {(r["interpreter"], r["frontier"]) for r in rows} == {("gil", PRIVATE),
+                                                                   ("gil", "monitor")}
+    assert all(float(r["median"]) > 0 and r["source"] == "measured" for r in rows)
+    assert {m["frontier"] for m in models} == {PRIVATE, "monitor"}
+    assert (out / "scaling.png").stat().st_size > 10_000
