@@ -644,7 +644,8 @@ def _gil_scaling(workload: str) -> Callable[[Rows], str]:
     """Without the GIL, 2 threads over 1 for ``workload``: which frontiers gain, with the
     range of the ratio (a shape sentence, from ratios.csv)."""
     def value(rows: Rows) -> str:
-        mine = _where(rows, workload=workload, interpreter="free-threaded")
+        mine = [r for r in _where(rows, workload=workload, interpreter="free-threaded")
+                if r["frontier"] not in FT_BASELINES]
         xs = [float(r["t2_over_t1"]) for r in mine]
         up = sum(x > 1.0 for x in xs)
         who = ("every frontier" if up == len(xs) else "no frontier" if up == 0
@@ -656,7 +657,8 @@ def _gil_scaling(workload: str) -> Callable[[Rows], str]:
 def _gil_vs_t1(workload: str) -> Callable[[Rows], str]:
     def value(rows: Rows) -> str:
         return _range([float(r["vs_gil_at_t1"]) for r in
-                       _where(rows, workload=workload, interpreter="free-threaded")]) + "x"
+                       _where(rows, workload=workload, interpreter="free-threaded")
+                       if r["frontier"] not in FT_BASELINES]) + "x"
     return value
 
 
