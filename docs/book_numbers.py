@@ -588,9 +588,12 @@ def _ft_judged(rows: Rows) -> str:
     """This run's ceiling with the load it was measured at, and the verdict the lab computed
     for ``lockfree`` and ``sliced`` (scaling.csv of the free-threaded frontier-bench)."""
     lf, sl = _where(rows, frontier="lockfree")[0], _where(rows, frontier="sliced")[0]
+    had = _where(rows, frontier="deque per thread")[0].get("cpus_2t")
     return (f"the ceiling (``deque per thread``) read {_f(float(lf['ceiling']))}x at a 1-minute "
             f"load of {lf['machine_load_1min']} on {lf['machine_cores']} cores "
-            f"({lf['date'][:10]}); ``lockfree`` read {_f(float(lf['of_ceiling']))} of it and "
+            f"({lf['date'][:10]})"
+            + (f", its two threads having had {_f(float(had))} CPUs between them" if had else "")
+            + "; ``lockfree`` read {_f(float(lf['of_ceiling']))} of it and "
             f"``sliced`` {_f(float(sl['of_ceiling']))}, and the lab's verdict on both was: "
             f"{lf['verdict'] or 'none'}")
 

@@ -326,6 +326,8 @@ def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
                "cpu_efficiency": statistics.median(cpu) if cpu else float("nan"),
                "gc_per_second_2t": sum(r["gc_collections"] for r in two)
                / sum(r["seconds"] for r in two),
+               # CPUs the two threads had between them (2.0: two free cores)
+               "cpus_2t": statistics.median(r["cpu_seconds"] / r["seconds"] for r in two),
                "ceiling": ceiling if ceiling is not None else float("nan")}
         row["verdict"] = verdict(name, row["median"], row["of_ceiling"], ceiling, gil, cores)
         out.append(row)
@@ -334,7 +336,9 @@ def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
     lab.write_csv(out, "scaling")
     print(f"\n2 threads over 1 thread, per round (median, min-max), GIL {'on' if gil else 'off'}"
           + (f"; the machine's ceiling ({PRIVATE}, nothing shared): {ceiling:.2f}x"
-             if ceiling is not None else "") + f"; 1-min load {lab.machine['load_1min']}:")
+             if ceiling is not None else "") + f"; 1-min load {lab.machine['load_1min']}"
+          + "".join(f"; its 2 threads had {r['cpus_2t']:.2f} CPUs between them"
+                    for r in out if r["frontier"] == PRIVATE) + ":")
     for r in out:
         print(f"  {r['frontier']:<18} {r['median']:.2f}x ({r['min']:.2f}-{r['max']:.2f}), "
               f"{r['of_ceiling']:.2f} of the ceiling, CPU efficiency {r['cpu_efficiency']:.2f}, "

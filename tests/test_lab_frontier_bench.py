@@ -44,6 +44,7 @@ def test_a_cell_counts_the_collections_that_ran_during_it(monkeypatch):
 def _rows(spec, rounds=3):
     """Rows of ``rounds`` rounds: ``spec`` is (name, rate at 1, ratio at 2, cpu efficiency)."""
     return [{"frontier": name, "threads": t, "repeat": k, "seconds": 1.0, "gc_collections": 0,
+             "cpu_seconds": 0.5 * t,
              "pairs_per_second": rate * (ratio if t == 2 else 1),
              "pairs_per_cpu_second": rate * (eff if t == 2 else 1)}
             for k in range(rounds) for name, rate, ratio, eff in spec for t in (1, 2)]
@@ -67,7 +68,7 @@ def test_the_scaling_table_prints_the_machines_ceiling(tmp_path, capsys, monkeyp
     assert out["lockfree"]["verdict"] == "meets the goal of 0.74 of the ceiling"
     assert out["sliced"]["verdict"] == "is below the goal of 0.95 of the ceiling"  # 0.89
     assert out["monitor"]["verdict"] == "below 1.0x, as a single lock should be"
-    assert out[fb.PRIVATE]["verdict"] == ""
+    assert out[fb.PRIVATE]["verdict"] == "" and out[fb.PRIVATE]["cpus_2t"] == 1.0
     assert f"the machine's ceiling ({fb.PRIVATE}, nothing shared): 1.90x" in \
         capsys.readouterr().out
 
