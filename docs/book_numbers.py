@@ -593,7 +593,7 @@ def _ft_judged(rows: Rows) -> str:
             f"load of {lf['machine_load_1min']} on {lf['machine_cores']} cores "
             f"({lf['date'][:10]})"
             + (f", its two threads having had {_f(float(had))} CPUs between them" if had else "")
-            + "; ``lockfree`` read {_f(float(lf['of_ceiling']))} of it and "
+            + f"; ``lockfree`` read {_f(float(lf['of_ceiling']))} of it and "
             f"``sliced`` {_f(float(sl['of_ceiling']))}, and the lab's verdict on both was: "
             f"{lf['verdict'] or 'none'}")
 
