@@ -593,9 +593,9 @@ def _ft_judged(rows: Rows) -> str:
             f"load of {lf['machine_load_1min']} on {lf['machine_cores']} cores "
             f"({lf['date'][:10]})"
             + (f", its two threads having had {_f(float(had))} CPUs between them" if had else "")
-            + f"; ``lockfree`` read {_f(float(lf['of_ceiling']))} of it and "
-            f"``sliced`` {_f(float(sl['of_ceiling']))}, and the lab's verdict on both was: "
-            f"{lf['verdict'] or 'none'}")
+            + f"; ``lockfree`` read {_f(float(lf['of_ceiling']))} of it (the lab's verdict: "
+            f"{lf['verdict'] or 'none'}) and ``sliced`` {_f(float(sl['of_ceiling']))} "
+            f"({sl['verdict'] or 'none'})")
 
 
 def _ft_linked(rows: Rows) -> str:

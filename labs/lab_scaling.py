@@ -181,8 +181,12 @@ def _plot(lab: Lab, rows: list[dict], models: list[dict], cores: int) -> None:
     grid = [2 ** (k / 8) for k in range(0, 49)]  # 1 .. 64
     for ax, interp in zip(axes, interps):
         first = next(r for r in rows if r["interpreter"] == interp)
-        ax.set_title(interpreter_line("CPython", str(first["python"]), interp == "free-threaded",
-                                      bool(first["gil_enabled"])))
+        title = interpreter_line("CPython", str(first["python"]), interp == "free-threaded",
+                                 bool(first["gil_enabled"]))
+        c = ceiling(rows, interp)
+        if interp != "gil" and c is not None:
+            title += f"\nceiling {c:.2f}x" + (": too busy to judge" if c < BUSY else "")
+        ax.set_title(title)
         for name in names:
             pts = sorted((r for r in rows if r["interpreter"] == interp
                           and r["frontier"] == name), key=lambda r: r["threads"])
