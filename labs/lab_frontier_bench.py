@@ -54,11 +54,14 @@ BASELINES = ("queue.Queue", "queue.SimpleQueue", PRIVATE)
 # lockfree as it was before its dequeued nodes were unlinked, measured beside it when lockfree
 # runs: what a stale reference keeping the list alive costs (the book's free-threaded chapter)
 RETAINING = "lockfree, nodes left linked"
+# and lockfree with nothing shared: one queue per thread (what the same code costs when no other
+# thread touches its objects)
+PER_THREAD = "lockfree, one per thread"
 _BATCH = 64  # pairs between two looks at the clock
 
 
 def _make(name: str, capacity: int):
-    if name == PRIVATE:
+    if name in (PRIVATE, PER_THREAD):
         return None  # each worker makes its own
     if name == "queue.Queue":
         return queue.Queue(maxsize=capacity)
@@ -97,7 +100,12 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30) -> dict
                 q.close()  # wakes the threads blocked in get()
 
     def pairs(i: int) -> None:
-        if q is None:  # PRIVATE: a deque of this thread's own
+        if name == PER_THREAD:  # a lockfree queue of this thread's own
+            from frontier.lockfree import LockFreeFrontier
+
+            own = LockFreeFrontier()
+            put, get = own.put, own.get
+        elif q is None:  # PRIVATE: a deque of this thread's own
             mine = deque()
             put, get = mine.append, mine.popleft
         else:
@@ -193,7 +201,7 @@ def main(argv=None) -> int:
     repeats = ROUNDS
     names = [*BASELINES, *chosen]
     if "lockfree" in chosen:
-        names.insert(names.index("lockfree") + 1, RETAINING)
+        names[names.index("lockfree") + 1:names.index("lockfree") + 1] = [RETAINING, PER_THREAD]
     rows = []
     for rep in range(repeats):  # rounds outermost, so slow drift of the machine hits all alike
         # one name's thread counts back to back: its 2-thread over 1-thread ratio comes from
@@ -276,7 +284,8 @@ def verdict(name: str, median: float, of_ceiling: float, ceiling: float | None,
             gil: bool, cores: int) -> str:
     """The computed verdict on one frontier's 2-thread over 1-thread ratio (empty: no goal)."""
     goal = CEILING_GOALS.get(name)
-    if gil or name in (*BASELINES, RETAINING) or (goal is None and not single_lock(name)):
+    diagnostic = (*BASELINES, RETAINING, PER_THREAD)
+    if gil or name in diagnostic or (goal is None and not single_lock(name)):
         return ""
     if ceiling is None:
         return "no ceiling measured: cannot judge"

@@ -18,9 +18,11 @@ def test_a_deque_per_thread_is_measured_like_a_frontier():
     assert row["gc_collections"] >= 0
 
 
-def test_lockfree_is_measured_beside_its_retaining_self():
+def test_lockfree_is_measured_beside_its_retaining_self_and_one_per_thread():
     row = fb.measure(fb.RETAINING, 2, 0.05)
     assert row["pairs"] > 0 and row["puts"] == row["gets"] == row["pairs"]
+    row = fb.measure(fb.PER_THREAD, 2, 0.05)
+    assert row["pairs"] > 0 and row["timeouts"] == 0 and "puts" not in row  # no shared stats
 
 
 def test_a_cell_counts_the_collections_that_ran_during_it(monkeypatch):
