@@ -48,7 +48,13 @@ PAGES = {
     "handouts/crawl-parsers.rst": {"3×": "the target set for the comparison (a goal)"},
     "handouts/crawl-timelines.rst": {"5%": "the target set for the cost of recording"},
     "free-threaded.rst": {"3.13": "a Python version", "3.14": "a Python version",
-                          "1.8×": "the issue's goal for sliced", "1.4×": "the goal for lockfree"},
+                          "1.8×": "the issue's goal for sliced", "1.4×": "the goal for lockfree",
+                          "0.74": "the goal for lockfree, a share of the ceiling",
+                          "0.95": "the goal for sliced, a share of the ceiling",
+                          "1.6×": "the lab's threshold for a machine too busy to judge",
+                          "1.0×": "the goal for a single lock: below it",
+                          "1.0": "the CPU efficiency of no added cost, a definition",
+                          "1.1": "the lab's threshold for starved 1-thread cells"},
     "frontiers.rst": {"3.13": "a Python version"},
     "glossary.rst": {"3.13": "a Python version"},
     "index.rst": {"3.10": "a Python version"},
@@ -830,7 +836,66 @@ def _more_or_fewer(rows: Rows) -> str:
     return "more" if hp > site else "fewer" if hp < site else "as many"
 
 
-FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread")
+FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
+                "lockfree, nodes left linked", "lockfree, one per thread")
+FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
+
+
+def _ft_judged(rows: Rows) -> str:
+    """This run's ceiling with the load it was measured at, and the verdict the lab computed
+    for ``lockfree`` and ``sliced`` (scaling.csv of the free-threaded frontier-bench)."""
+    lf, sl = _where(rows, frontier="lockfree")[0], _where(rows, frontier="sliced")[0]
+    had = _where(rows, frontier="deque per thread")[0].get("cpus_2t")
+    return (f"the ceiling (``deque per thread``) read {_f(float(lf['ceiling']))}x at a 1-minute "
+            f"load of {lf['machine_load_1min']} on {lf['machine_cores']} cores "
+            f"({lf['date'][:10]})"
+            + (f", its two threads having had {_f(float(had))} CPUs between them" if had else "")
+            + f"; ``lockfree`` read {_f(float(lf['of_ceiling']))} of it (the lab's verdict: "
+            f"{lf['verdict'] or 'none'}) and ``sliced`` {_f(float(sl['of_ceiling']))} "
+            f"({sl['verdict'] or 'none'})")
+
+
+def _ft_linked(rows: Rows) -> str:
+    """lockfree beside itself with its nodes left linked: collections and CPU efficiency."""
+    lf, old = _where(rows, frontier="lockfree")[0], _where(rows, frontier=FT_LINKED)[0]
+    return (f"with its dequeued nodes left linked, ``lockfree`` ran "
+            f"{_f(float(old['gc_per_second_2t']), 0)} collections a second at 2 threads and "
+            f"did {_f(float(old['cpu_efficiency']))} of its 1-thread work per CPU second; "
+            f"unlinked, {_f(float(lf['gc_per_second_2t']), 0)} collections and "
+            f"{_f(float(lf['cpu_efficiency']))}")
+
+
+def _ft_cpu_range(rows: Rows) -> str:
+    """CPU efficiency at 2 threads over 1, range over the correct frontiers (``unsynchronized``
+    loses URLs and its gets time out: its rate measures its losses)."""
+    mine = [float(r["cpu_efficiency"]) for r in rows
+            if r["frontier"] not in (*FT_BASELINES, "unsynchronized")]
+    return _range(mine)
+
+
+def _usl_gil(rows: Rows) -> str:
+    """The GIL panel's fits: the range of σ and how many curves fell (κ > 0), usl.csv."""
+    gil = _where(rows, interpreter="gil")
+    fell = [r["frontier"] for r in gil if float(r["kappa"]) > 0]
+    return (f"σ reads {_range([float(r['sigma']) for r in gil])} over its {len(gil)} curves, and "
+            f"{len(fell)} of them fell at the second thread (κ above 0: the locked frontiers "
+            "hand their lock over through the GIL)" if fell else
+            f"σ reads {_range([float(r['sigma']) for r in gil])} over its {len(gil)} curves")
+
+
+def _usl_ceiling(rows: Rows) -> str:
+    """The scaling lab's nothing-shared ceiling without the GIL, 2 threads over 1 (medians)."""
+    med = {r["threads"]: float(r["median"]) for r in
+           _where(rows, interpreter="free-threaded", frontier="deque per thread")}
+    c = med["2"] / med["1"]
+    said = (f"{_f(c)}x (medians of {rows[0]['runs']} rounds, 1-minute load "
+            f"{rows[0]['machine_load_1min']}, {rows[0]['date'][:10]})")
+    if c < 1.6:  # labs.lab_frontier_bench.BUSY
+        return (f"{said}, below the 1.6x under which the lab calls the machine too busy to "
+                "judge: these curves describe the other work on the machine as much as the "
+                "frontiers")
+    return (f"{said}: the machine gave the lab its second core, and the curves are the "
+            "frontiers'")
 
 
 def _ft_gainers(rows: Rows) -> str:
@@ -859,7 +924,8 @@ def _gil_scaling(workload: str) -> Callable[[Rows], str]:
     """Without the GIL, 2 threads over 1 for ``workload``: which frontiers gain, with the
     range of the ratio (a shape sentence, from ratios.csv)."""
     def value(rows: Rows) -> str:
-        mine = _where(rows, workload=workload, interpreter="free-threaded")
+        mine = [r for r in _where(rows, workload=workload, interpreter="free-threaded")
+                if r["frontier"] not in FT_BASELINES]
         xs = [float(r["t2_over_t1"]) for r in mine]
         up = sum(x > 1.0 for x in xs)
         who = ("every frontier" if up == len(xs) else "no frontier" if up == 0
@@ -871,7 +937,8 @@ def _gil_scaling(workload: str) -> Callable[[Rows], str]:
 def _gil_vs_t1(workload: str) -> Callable[[Rows], str]:
     def value(rows: Rows) -> str:
         return _range([float(r["vs_gil_at_t1"]) for r in
-                       _where(rows, workload=workload, interpreter="free-threaded")]) + "x"
+                       _where(rows, workload=workload, interpreter="free-threaded")
+                       if r["frontier"] not in FT_BASELINES]) + "x"
     return value
 
 
@@ -1071,6 +1138,15 @@ NUMBERS = [
            _ft_gainers, "the same, a later session's machine"),
     Number("ft_ceiling_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
            _ft_row("deque per thread"), "the share-nothing baseline, later machine"),
+    Number("ft_judged", "free-threaded/frontier-bench", "scaling", _ft_judged,
+           "this run's ceiling, load and verdicts, no GIL"),
+    Number("ft_linked", "free-threaded/frontier-bench", "scaling", _ft_linked,
+           "lockfree with and without unlinking: collections/s and CPU efficiency, 2 threads"),
+    Number("ft_cpu_range", "free-threaded/frontier-bench", "scaling", _ft_cpu_range,
+           "CPU efficiency at 2 threads over 1, range over the correct frontiers"),
+    Number("usl_gil", "scaling", "usl", _usl_gil, "the GIL panel's fitted σ and falls"),
+    Number("usl_ceiling", "scaling", "scaling", _usl_ceiling,
+           "the central figure's ceiling without the GIL"),
     Number("ft_lf", "free-threaded/frontier-bench", "scaling", _ft_row("lockfree"),
            "lockfree 2 threads / 1, no GIL, first session"),
     Number("ft_lf_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",

@@ -61,6 +61,22 @@ SCALING = Table(
     columns=("frontier", "rounds", "median", "min", "max"), ratios=("median", "min", "max"),
     names={"median": "2 threads / 1 (median)"})
 
+FT_SCALING = Table(
+    "free-threaded/frontier-bench/scaling.csv",
+    "2 threads over 1 thread, GIL off: median and min-max over the rounds, the same as a share "
+    "of the ceiling of each round, CPU efficiency, collections, and the lab's verdict",
+    columns=("frontier", "median", "min", "max", "of_ceiling", "cpu_efficiency",
+             "gc_per_second_2t", "verdict"), ratios=("median", "min", "max"),
+    names={"median": "2 threads / 1", "of_ceiling": "share of the ceiling",
+           "cpu_efficiency": "CPU efficiency", "gc_per_second_2t": "collections/s (2 threads)"})
+USL = Table(
+    "scaling/usl.csv",
+    "The Universal Scalability Law fitted to each curve of the central figure (a model)",
+    columns=("interpreter", "frontier", "sigma", "kappa", "speedup_8", "speedup_16",
+             "speedup_64", "fit"), ratios=("speedup_8", "speedup_16", "speedup_64"),
+    names={"sigma": "σ", "kappa": "κ", "speedup_8": "model: 8 cores",
+           "speedup_16": "model: 16 cores", "speedup_64": "model: 64 cores"})
+
 TABLES = (
     TIMELINE, COST, OVERHEAD,
     Table(f"free-threaded/{TIMELINE.csv}", f"{TIMELINE.title}, GIL off", TIMELINE.columns,
@@ -68,7 +84,7 @@ TABLES = (
     Table(f"free-threaded/{COST.csv}", f"{COST.title}, GIL off", percent=COST.percent,
           names=COST.names),
     Table(f"free-threaded/{OVERHEAD.csv}", f"{OVERHEAD.title}, GIL off", names=OVERHEAD.names),
-    SCALING,
+    FT_SCALING, USL,
     Table("free-threaded/host-2026-11-24/frontier-bench/scaling.csv",
           f"{SCALING.title}, a later session's machine", SCALING.columns, SCALING.ratios,
           names=SCALING.names),

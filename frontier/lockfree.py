@@ -23,6 +23,17 @@ seen ``closed``, and none is linked after it. (A bare flag was not enough: a put
 "open" could link its node after a getter had seen "closed" and an empty queue, stranding the
 URL; ``crawlab explore lockfree --scenario close`` found it.)
 
+Unlinking: a node taken out of the list gets ``next`` set to ``_OFF_LIST``, as Java's
+``ConcurrentLinkedQueue`` points a dequeued node at itself. Without it, a thread that still holds
+an old node in a local variable (``head`` read just before it was descheduled) keeps alive every
+node linked after it, thousands of them on a busy machine; on a free-threaded 3.13 the cyclic
+collector then ran dozens of full, stop-the-world collections a second, found nothing to free,
+and took most of the 2-thread run (measured with ``gc.callbacks``: see the book's chapter
+"Free-threaded Python"). A thread that reads ``_OFF_LIST`` where it expected a successor knows
+its node is stale and reads ``head`` again (a retry, counted). A node taken out is never the
+tail again (the tail never lags behind the head), so :meth:`LockFreeFrontier._link` needs no
+such check: its CAS from a stale tail simply fails.
+
 Waiting: a lock-free queue has nothing to sleep on, so a blocking ``get`` on an empty queue
 polls with :class:`~frontier.waiting.Backoff`. Counters are per thread (no shared counter to
 contend on) and exact.
@@ -38,6 +49,10 @@ from frontier.contract import Closed, FrontierStats, register
 from frontier.waiting import PollingFrontier
 
 __all__ = ["LockFreeFrontier"]
+
+# The ``next`` of a node taken out of the list. Ellipsis is immortal (3.12+): marking a node costs
+# no write to a reference count that another thread's core also writes.
+_OFF_LIST = ...
 
 
 class _Node:
@@ -59,9 +74,12 @@ class LockFreeFrontier(PollingFrontier):
     correct = True
     bounded = False
 
-    def __init__(self) -> None:
+    def __init__(self, unlink: bool = True) -> None:
+        """``unlink=False`` leaves taken-out nodes linked, as this queue did before (see
+        "Unlinking" above): for ``crawlab lab frontier-bench``, which measures what it cost."""
         super().__init__()
         self.capacity = None
+        self._unlink = unlink
         dummy = _Node(None)
         self._head = AtomicRef(dummy)  # the dummy; its successor holds the oldest URL
         self._tail = AtomicRef(dummy)  # the last node, or its predecessor for a moment
@@ -120,6 +138,9 @@ class LockFreeFrontier(PollingFrontier):
         while True:
             head = self._head.get()
             nxt = head.next.get()
+            if nxt is _OFF_LIST:  # head was taken out since this thread read it: read again
+                mine.cas_retries += 1
+                continue
             if nxt is None or nxt is self._end:  # empty (and, at the end node, closed)
                 return None
             tail = self._tail.get()
@@ -129,6 +150,8 @@ class LockFreeFrontier(PollingFrontier):
                 url = nxt.url
                 if self._head.compare_and_set(head, nxt):  # linearization point of get
                     nxt.url = None  # nxt is the new dummy; only this thread got here
+                    if self._unlink:  # a stale reader of head no longer holds the rest
+                        head.next.set(_OFF_LIST)
                     mine.gets += 1
                     return url
             mine.cas_retries += 1
@@ -155,6 +178,7 @@ class LockFreeFrontier(PollingFrontier):
         assert head.url is None, "the head must be a dummy"
         node, n = head, 0
         while (nxt := node.next.get()) is not None:
+            assert nxt is not _OFF_LIST, "a node in the list is marked as taken out"
             assert node is not self._end, "a node was linked after the end node"
             node = nxt
             n += nxt is not self._end

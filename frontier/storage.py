@@ -120,10 +120,12 @@ class LinkedList:
 
     def pop(self) -> object:
         """Unlink the oldest URL (head side only). Precondition: ``not is_empty()``."""
-        first = self.head.next
+        old = self.head
+        first = old.next
         url = first.url  # type: ignore[union-attr]
         first.url = None  # type: ignore[union-attr]  # it is the new dummy
         self.head = first  # type: ignore[assignment]
+        old.next = None  # unlinked: a reference to the old dummy no longer holds the rest
         self.removed += 1
         return url
 

@@ -223,3 +223,26 @@ def test_the_no_lock_check_sees_a_lock():
     with LockCalls() as calls:
         _put_and_get(f, 0)
     assert "lock.acquire" in calls.seen or "lock.__enter__" in calls.seen, calls.seen[:5]
+
+
+def _reachable_from_a_stale_head(f: LockFreeFrontier) -> int:
+    from frontier.lockfree import _Node
+
+    stale = f._head.get()
+    for i in range(400):
+        f.put(f"http://a.test/{i}")
+        assert f.get(timeout=WAIT) == f"http://a.test/{i}"
+    reachable, node = 0, stale
+    while isinstance(nxt := node.next.get(), _Node):
+        reachable, node = reachable + 1, nxt
+    f._check()
+    return reachable
+
+
+def test_lockfree_a_stale_node_keeps_nothing_alive():
+    """A thread that still holds the node it read as ``head`` (descheduled before its CAS) must
+    not keep alive the nodes linked after it: each dequeued node is unlinked. Without that
+    (``unlink=False``, the queue as it was), the 400 nodes that pass through stay reachable
+    from the stale one (on 3.13t the collector then runs full collections that free nothing)."""
+    assert _reachable_from_a_stale_head(LockFreeFrontier()) == 0
+    assert _reachable_from_a_stale_head(LockFreeFrontier(unlink=False)) == 400

@@ -1,7 +1,11 @@
 """frontier-bench: the nothing-shared baseline runs like a frontier, and the 2-thread scaling
-table prints it as the machine's ceiling beside the frontiers' ratios."""
+table prints it as the machine's ceiling beside the frontiers' ratios, judges each against its
+goal as a share of that ceiling, and refuses to judge when the ceiling says the machine was
+too busy."""
 
 from __future__ import annotations
+
+import pytest
 
 from labs import lab_frontier_bench as fb
 from labs.harness import Lab
@@ -10,16 +14,91 @@ from labs.harness import Lab
 def test_a_deque_per_thread_is_measured_like_a_frontier():
     row = fb.measure(fb.PRIVATE, 2, 0.05)
     assert row["frontier"] == fb.PRIVATE and row["pairs"] > 0 and row["timeouts"] == 0
+    assert row["cpu_seconds"] > 0 and row["pairs_per_cpu_second"] >= row["pairs_per_second"] / 2
+    assert row["gc_collections"] >= 0
 
 
-def test_the_scaling_table_prints_the_machines_ceiling(tmp_path, capsys):
+def test_lockfree_is_measured_beside_its_retaining_self_and_one_per_thread():
+    row = fb.measure(fb.RETAINING, 2, 0.05)
+    assert row["pairs"] > 0 and row["puts"] == row["gets"] == row["pairs"]
+    row = fb.measure(fb.PER_THREAD, 2, 0.05)
+    assert row["pairs"] > 0 and row["timeouts"] == 0 and "puts" not in row  # no shared stats
+
+
+def test_a_cell_counts_the_collections_that_ran_during_it(monkeypatch):
+    """The collector's callbacks are counted while the cell runs, and removed after it."""
+    import gc
+
+    before = list(gc.callbacks)
+    real = fb.deque
+
+    class Collecting(real):  # a "frontier" whose every popleft starts a collection
+        def popleft(self):
+            gc.collect(0)
+            return super().popleft()
+
+    monkeypatch.setattr(fb, "deque", Collecting)
+    row = fb.measure(fb.PRIVATE, 1, 0.05)
+    assert row["gc_collections"] >= row["pairs"] > 0
+    assert gc.callbacks == before
+
+
+def _rows(spec, rounds=3):
+    """Rows of ``rounds`` rounds: ``spec`` is (name, rate at 1, ratio at 2, cpu efficiency)."""
+    return [{"frontier": name, "threads": t, "repeat": k, "seconds": 1.0, "gc_collections": 0,
+             "cpu_seconds": 0.5 * t,
+             "pairs_per_second": rate * (ratio if t == 2 else 1),
+             "pairs_per_cpu_second": rate * (eff if t == 2 else 1)}
+            for k in range(rounds) for name, rate, ratio, eff in spec for t in (1, 2)]
+
+
+def _scaling(tmp_path, rows, monkeypatch, gil=False):
+    monkeypatch.setattr(fb, "gil_enabled", lambda: gil)
+    monkeypatch.setattr(fb.os, "cpu_count", lambda: 2)
     lab = Lab("frontier-bench", fb.__doc__, ["--out", str(tmp_path), "--no-plot"])
-    rows = [{"frontier": name, "threads": t, "repeat": k, "pairs_per_second": rate * t ** p}
-            for k in range(3)
-            for name, rate, p in ((fb.PRIVATE, 100.0, 0.9), ("monitor", 80.0, -0.5))
-            for t in (1, 2)]
-    out = fb.scaling(lab, rows, [fb.PRIVATE, "monitor"])
-    ratio = {r["frontier"]: r["median"] for r in out}
-    assert abs(ratio[fb.PRIVATE] - 2 ** 0.9) < 1e-9 and abs(ratio["monitor"] - 2 ** -0.5) < 1e-9
-    assert f"the machine's ceiling ({fb.PRIVATE}, nothing shared): {2 ** 0.9:.2f}x" in \
+    names = list(dict.fromkeys(r["frontier"] for r in rows))
+    return {r["frontier"]: r for r in fb.scaling(lab, rows, names)}
+
+
+def test_the_scaling_table_prints_the_machines_ceiling(tmp_path, capsys, monkeypatch):
+    out = _scaling(tmp_path, _rows([(fb.PRIVATE, 100.0, 1.9, 1.0), ("monitor", 80.0, 0.7, 0.9),
+                                    ("lockfree", 50.0, 1.5, 0.98), ("sliced", 60.0, 1.7, 1.0)]),
+                   monkeypatch)
+    assert out[fb.PRIVATE]["median"] == pytest.approx(1.9)
+    assert out["lockfree"]["of_ceiling"] == pytest.approx(1.5 / 1.9)
+    assert out["lockfree"]["cpu_efficiency"] == pytest.approx(0.98)
+    assert out["lockfree"]["verdict"] == "meets the goal of 0.74 of the ceiling"
+    assert out["sliced"]["verdict"] == "is below the goal of 0.95 of the ceiling"  # 0.89
+    assert out["monitor"]["verdict"] == "below 1.0x, as a single lock should be"
+    assert out[fb.PRIVATE]["verdict"] == "" and out[fb.PRIVATE]["cpus_2t"] == 1.0
+    assert f"the machine's ceiling ({fb.PRIVATE}, nothing shared): 1.90x" in \
         capsys.readouterr().out
+
+
+@pytest.mark.parametrize("ceiling", [1.2, 1.59, 2.5])
+def test_a_ceiling_out_of_range_is_too_busy_to_judge(tmp_path, monkeypatch, ceiling):
+    """Below 1.6 the machine gave the lab less than two cores; above 2.2 on two cores the
+    1-thread cells were starved: either way no verdict, whatever the frontiers read."""
+    out = _scaling(tmp_path, _rows([(fb.PRIVATE, 100.0, ceiling, 1.0),
+                                    ("lockfree", 50.0, ceiling, 1.0),
+                                    ("monitor", 80.0, 0.5, 1.0)]), monkeypatch)
+    assert out["lockfree"]["verdict"].startswith("too busy to judge")
+    assert out["monitor"]["verdict"].startswith("too busy to judge")
+
+
+def test_no_verdict_with_the_gil(tmp_path, monkeypatch):
+    out = _scaling(tmp_path, _rows([(fb.PRIVATE, 100.0, 1.9, 1.0), ("lockfree", 50.0, 1.0, 1.0)]),
+                   monkeypatch, gil=True)
+    assert out["lockfree"]["verdict"] == ""
+
+
+def test_the_ceiling_is_taken_round_by_round(tmp_path, monkeypatch):
+    """A round where the machine was busy lowers both the ceiling and the frontier: their
+    share stays what it is in the quiet rounds."""
+    rows = _rows([(fb.PRIVATE, 100.0, 1.9, 1.0), ("lockfree", 50.0, 1.52, 1.0)])
+    for r in rows:
+        if r["repeat"] == 0 and r["threads"] == 2:
+            r["pairs_per_second"] /= 2  # round 0: the second core was taken by someone else
+    out = _scaling(tmp_path, rows, monkeypatch)
+    assert out["lockfree"]["of_ceiling_min"] == pytest.approx(0.8)
+    assert out["lockfree"]["of_ceiling_max"] == pytest.approx(0.8)

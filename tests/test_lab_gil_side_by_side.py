@@ -55,3 +55,22 @@ def test_the_chapters_amdahl_model_goes_through_the_measured_point():
     assert gil_table.amdahl(2.0, 16) == pytest.approx(16.0)  # no serial share: linear
     assert gil_table.amdahl(1.6, 1000) < 1 / (2 / 1.6 - 1)  # a serial share caps it at 1 / s
     assert gil_table.amdahl(0.8, 16) is None  # slower with 2 threads: nothing to extrapolate
+
+
+def _ratio(frontier, t2):
+    return {"workload": "bench", "interpreter": "free-threaded", "frontier": frontier,
+            "t2_over_t1": t2}
+
+
+@pytest.mark.parametrize("ceiling,lockfree,says", [
+    (1.9, 1.5, "0.79 of the ceiling (1.90x): meets the goal of 0.74"),
+    (1.9, 1.3, "0.68 of the ceiling (1.90x): is below the goal of 0.74"),
+    (1.2, 1.5, "ceiling 1.20x < 1.6x: too busy to judge"),
+])
+def test_the_lockfree_verdict_is_taken_against_the_ceiling(ceiling, lockfree, says):
+    from labs.lab_frontier_bench import PRIVATE
+    from labs.lab_gil_side_by_side import lockfree_verdict
+
+    assert lockfree_verdict([_ratio(PRIVATE, ceiling), _ratio("lockfree", lockfree)]).endswith(
+        says)
+    assert "cannot judge" in lockfree_verdict([_ratio("lockfree", lockfree)])
