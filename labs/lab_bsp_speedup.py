@@ -53,6 +53,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+from crawlers.args import positive_int
 from crawlers.bsp import BspConfig, run_bsp
 from crawlers.bsp.overhead import processes_overhead
 from crawlers.crawl.targets import WebOptions
@@ -101,6 +102,8 @@ def _extra(parser) -> None:
     parser.add_argument("--pages-dir", type=Path, default=None,
                         help="crawl this tree of .html files (one site, split by page-hash)")
     parser.add_argument("--no-mpi", action="store_true", help="skip the MPI backend")
+    parser.add_argument("--repeats", type=positive_int, default=None,
+                        help="crawls of each kind, interleaved (default: 2 in --quick, 3)")
 
 
 def _sites(lab: Lab, scratch: Path) -> list[Path]:
@@ -306,7 +309,7 @@ def model_rows(cpu: list[dict], overhead: list[dict], sites: int, cores: int = 2
 def main(argv=None) -> int:
     lab = Lab("bsp-speedup", __doc__, argv, extra=_extra)
     use_mpi = not lab.args.no_mpi and _mpiexec() is not None
-    repeats = 2 if lab.quick else 3
+    repeats = lab.args.repeats or (2 if lab.quick else 3)
     procs_list = (1, 2, 4)
     rows = []
     with tempfile.TemporaryDirectory(prefix="crawlab-bsp-") as tmp:
