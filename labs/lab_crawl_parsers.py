@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -257,6 +258,7 @@ def ceiling_rounds(lab: Lab, server: WebServer, site: Path, seeds: list[str], ma
     # a GIL build ignores the variable
     env = {**os.environ, "PYTHON_GIL": os.environ.get("PYTHON_GIL", "0")}
     rows = []
+    title = site_title(site)
     for k in range(1, rounds + 1):
         for python in pythons if k % 2 else pythons[::-1]:
             argv = [python, "-m", "labs.parse_ceiling", "--site-dir", str(site),
@@ -274,8 +276,25 @@ def ceiling_rounds(lab: Lab, server: WebServer, site: Path, seeds: list[str], ma
                 raise LabError(f"the ceiling run on {python} failed: {tail}")
             got = json.loads(proc.stdout.strip().splitlines()[-1])
             server_s = float("nan") if before is None or after is None else after - before
-            rows.append(ceiling_row(got, server_s, round_=k, load=load))
+            rows.append({**ceiling_row(got, server_s, round_=k, load=load), "site": title,
+                         "mirrors": len(seeds)})
+            print(f"#   round {k}, Python {got['python']}{'t' if got['free_threaded'] else ''}: "
+                  f"{rows[-1]['crawl_pages_per_s']:.0f} pages/s, "
+                  f"{rows[-1]['of_ceiling']:.2f} of the ceiling (load {load})", flush=True)
     return rows
+
+
+def site_title(site: Path) -> str:
+    """The ``<title>`` of the site's ``index.html`` (what the CSV calls the site), else the
+    folder's name."""
+    index = site / "index.html"
+    try:
+        found = re.search(rb"<title>(.*?)</title>", index.read_bytes()[:65536], re.S | re.I)
+    except OSError:
+        found = None
+    if found is None:
+        return site.name
+    return " ".join(found.group(1).decode("utf-8", "replace").split())
 
 
 def ceiling_row(got: dict, server_s: float, round_: int, load: float) -> dict:
@@ -295,7 +314,8 @@ def ceiling_row(got: dict, server_s: float, round_: int, load: float) -> dict:
     gil_bound = _ratio(ceiling_ms, 2 * held_ms) if got["gil"] else float("nan")
     return {
         "round": round_, "python": got["python"], "free_threaded": got["free_threaded"],
-        "gil": got["gil"], "threads": CEILING_THREADS, "pages": got["crawl_pages"],
+        "gil": got["gil"], "libxml2": got.get("libxml2", ""), "threads": CEILING_THREADS,
+        "pages": got["crawl_pages"],
         "errors": got["crawl_errors"],
         "one_thread_pages_per_s": got["one_thread_pages_per_s"],
         "ceiling_pages_per_s": ceiling, "crawl_pages_per_s": got["crawl_pages_per_s"],

@@ -26,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+import lxml.etree
 import lxml.html
 
 from crawlers.args import OneLineParser, positive_int
@@ -99,7 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     row = parse_ceiling(pages)
     row.update({f"crawl_{k}": v for k, v in crawl.items() if k not in ("crawler", "parser")})
     row.update({"python": sys.version.split()[0], "free_threaded": free_threaded_build(),
-                "gil": gil_enabled()})
+                "gil": gil_enabled(),
+                # the parse's speed is libxml2's: a wheel bundles its own, a source build
+                # links the system's
+                "libxml2": ".".join(map(str, lxml.etree.LIBXML_VERSION))})
     print(json.dumps(row))
     return 0
 
