@@ -45,7 +45,11 @@ PAGES = {
         "0.6": "the quick mode's slice, a setting", "3.13": "a Python version",
     },
     "handouts/frontier-bench.rst": {},
-    "handouts/crawl-parsers.rst": {"3×": "the target set for the comparison (a goal)"},
+    "handouts/crawl-parsers.rst": {"3×": "the target set for the comparison (a goal)",
+                                   "0.8": "the issue's target against the ceiling (a goal)",
+                                   "3.13": "a Python version", "3.14": "a Python version",
+                                   "3.11": "a Python version",
+                                   "15 %": "PEP 779's stated single-thread target"},
     "handouts/crawl-timelines.rst": {"5%": "the target set for the cost of recording"},
     "free-threaded.rst": {"3.13": "a Python version", "3.14": "a Python version",
                           "1.8×": "the issue's goal for sliced", "1.4×": "the goal for lockfree",
@@ -65,7 +69,8 @@ PAGES = {
     "handouts/crawl-capacity.rst": {"0.8": "the threshold that defines the onset"},
     "handouts/bsp-failures.rst": {"10 %": "the paper's 'below 10 %'"},
     "handouts/bsp-rx.rst": {"1 %": "a threshold of the search", "5 %": "a threshold"},
-    "handouts/bsp-speedup.rst": {"1 %": "a question's threshold"},
+    "handouts/bsp-speedup.rst": {"1 %": "a question's threshold",
+                                 "1.6×": "the issue's target for P = 2 (a goal)"},
     "handouts/crawl-threads.rst": {"1.5": "the quick slice, a setting",
                                    "0.05": "a latency setting", "0.25": "the warm-up, a setting"},
     "handouts/crawl-memory.rst": {"3.11": "a Python version"},
@@ -441,6 +446,146 @@ def _cp(parser: str, threads: str, col: str, digits: int = 1,
             return _f(statistics.median(xs), digits)
         return _f(xs[0], digits) if len(xs) == 1 else _range(xs, digits)
     return value
+
+
+def _cc(rows: Rows, ft: bool) -> Rows:
+    """crawl-ceiling: the rows of the GIL build (``ft`` False) or of a free-threaded build
+    with the GIL off (``ft`` True)."""
+    mine = [r for r in rows if r["free_threaded"] == str(ft) and r["gil"] == str(not ft)]
+    if not mine:
+        raise ValueError(f"no crawl-ceiling row for {'free-threaded' if ft else 'GIL'} runs")
+    return mine
+
+
+def _cc_ft(value: Callable[[Rows], str]) -> Callable[[Rows], str]:
+    """``value``, or what is missing when the run compared no free-threaded interpreter
+    (``crawlab lab crawl-parsers`` without ``--interpreter``)."""
+    def guarded(rows: Rows) -> str:
+        try:
+            return value(rows)
+        except ValueError:
+            return "not measured in this run (no free-threaded --interpreter was given)"
+    return guarded
+
+
+def _cc_site(rows: Rows) -> str:
+    r = rows[0]
+    return f"{r.get('site', 'a folder of HTML')} ({r.get('mirrors', '?')} mirror sites)"
+
+
+def _cc_med(col: str, ft: bool, digits: int = 2) -> Callable[[Rows], str]:
+    return lambda rows: _f(statistics.median(float(r[col]) for r in _cc(rows, ft)), digits)
+
+
+def _cc_spread(col: str, ft: bool) -> Callable[[Rows], str]:
+    """The median over rounds, with the lowest and highest."""
+    def value(rows: Rows) -> str:
+        xs = [float(r[col]) for r in _cc(rows, ft)]
+        return f"{_f(statistics.median(xs))} ({_range(xs)}, {len(xs)} rounds)"
+    return value
+
+
+def _cc_target(ft: bool) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        x = statistics.median(float(r["of_ceiling"]) for r in _cc(rows, ft))
+        return "met in this run" if x >= 0.8 else "missed in this run"
+    return value
+
+
+def _cc_shared(rows: Rows) -> str:
+    """Whether the load during the runs leaves the wall-clock ratios a verdict."""
+    cores = int(rows[0]["machine_cores"])
+    top = max(float(r["load_avg"]) for r in rows)
+    if top > cores:
+        return (f"the load went above the {cores} cores, so these wall-clock ratios are no "
+                "verdict")
+    return f"the load stayed within the {cores} cores"
+
+
+def _cc_pair(col: str) -> Callable[[Rows], str]:
+    """Free-threaded over GIL, round by round: the median with the lowest and highest."""
+    def value(rows: Rows) -> str:
+        gil = {r["round"]: float(r[col]) for r in _cc(rows, False)}
+        ft = {r["round"]: float(r[col]) for r in _cc(rows, True)}
+        xs = [ft[k] / gil[k] for k in gil if k in ft]
+        return f"{_f(statistics.median(xs))}× ({_range(xs)}×)"
+    return value
+
+
+def _cc_python_pair(rows: Rows) -> str:
+    """Free-threaded over GIL, round by round: the ceiling's CPU per page less its lxml
+    parse (the Python part of a page's extraction)."""
+    def python_ms(r: dict) -> float:
+        return float(r["ceiling_cpu_ms_per_page"]) - float(r["parse_only_ms_per_page"])
+    gil = {r["round"]: python_ms(r) for r in _cc(rows, False)}
+    ft = {r["round"]: python_ms(r) for r in _cc(rows, True)}
+    xs = [ft[k] / gil[k] for k in gil if k in ft]
+    return f"{_f(statistics.median(xs))}× ({_range(xs)}×)"
+
+
+def _cc_libxml2(ft: bool) -> Callable[[Rows], str]:
+    def value(rows: Rows) -> str:
+        found = {r.get("libxml2", "") for r in _cc(rows, ft)} - {""}
+        return ", ".join(sorted(found)) if found else "not recorded in this run"
+    return value
+
+
+def _cc_reason(ft: bool) -> Callable[[Rows], str]:
+    """Why the crawl stays where it is, in a sentence of medians: the bounds its CPU
+    seconds give (see labs/lab_crawl_parsers.py: ceiling_row)."""
+    def value(rows: Rows) -> str:
+        mine = _cc(rows, ft)
+
+        def med(col: str) -> float:
+            return statistics.median(float(r[col]) for r in mine)
+
+        crawler, server, ceiling = (med("crawler_cpu_ms_per_page"),
+                                    med("server_cpu_ms_per_page"),
+                                    med("ceiling_cpu_ms_per_page"))
+        text = (f"the crawl spent {_f(crawler)} ms of CPU a page and the server "
+                f"{_f(server)} ms, against {_f(ceiling)} ms a page in the ceiling: on two "
+                f"cores of its own, at most {_f(med('cpu_of_ceiling'))} of the ceiling")
+        if not ft:
+            held = crawler - med("parse_only_ms_per_page")
+            text += (f"; and with the GIL on, all but the lxml parse "
+                     f"({_f(med('parse_only_ms_per_page'))} ms) holds it, {_f(held)} ms a "
+                     f"page on one core at a time: at most {_f(med('gil_of_ceiling'))}")
+        bound = med("bound_of_ceiling")
+        return text + (f". So 0.8 is {'within' if bound >= 0.8 else 'beyond'} what this "
+                       "crawl's CPU seconds allow on 2 cores")
+    return value
+
+
+def _cc_load(rows: Rows) -> str:
+    return _range([float(r["load_avg"]) for r in rows], 1)
+
+
+def _bsp_cpu(p: str, role: str) -> Callable[[Rows], str]:
+    return lambda rows: _f(_one(rows, f"{role}_cpu_ms_per_page", P=p))
+
+
+def _bsp_bound(rows: Rows) -> str:
+    one, two = _where(rows, P="1")[0], _where(rows, P="2")[0]
+
+    def every(r: dict) -> float:
+        xs = [float(r[f"{k}_cpu_ms_per_page"]) for k in ("workers", "coordinator", "server")]
+        return sum(x for x in xs if x == x)
+    return _f(2 * float(one["workers_cpu_ms_per_page"]) / every(two))
+
+
+def _bsp_bound_verdict(rows: Rows) -> str:
+    return "within" if float(_bsp_bound(rows)) >= 1.6 else "beyond"
+
+
+def _bsp_model(rows: Rows) -> str:
+    return ", ".join(f"{_f(float(r['vs_P1']), 1)}× at P = {r['P']} "
+                     f"({_f(float(r['vs_P1_on_cores']), 1)}× on {r['cores']} cores)"
+                     for r in rows if int(r["P"]) >= 4)
+
+
+def _bsp_target(rows: Rows) -> str:
+    x = float(_one(rows, "vs_bsp_P1", crawler="bsp processes", P="2"))
+    return f"{_f(x)}× ({'met' if x >= 1.6 else 'missed'})"
 
 
 def _cp_target(rows: Rows) -> str:
@@ -1249,6 +1394,66 @@ NUMBERS = [
            lambda rows: _range([float(r["ms_per_superstep"])
                                 for r in _where(rows, backend="processes")]) + " ms",
            "an empty superstep on the processes backend, over P"),
+    Number("bsp_p2", "bsp-speedup", "summary", _bsp_target,
+           "P=2 over P=1, medians of the processes backend, and the 1.6x target"),
+    Number("bsp_runs", "bsp-speedup", "summary",
+           lambda rows: _where(rows, crawler="bsp processes", P="2")[0]["runs"],
+           "crawls per point"),
+    Number("bsp_load", "bsp-speedup", "crawls",
+           lambda rows: _range([float(r["load_avg"]) for r in rows], 1),
+           "1-minute load average beside the crawls"),
+    Number("bsp_machine", "bsp-speedup", "crawls", _machine, "the run's machine"),
+    Number("bsp_w1", "bsp-speedup", "cpu", _bsp_cpu("1", "workers"),
+           "worker CPU ms per page, P = 1"),
+    Number("bsp_w2", "bsp-speedup", "cpu", _bsp_cpu("2", "workers"),
+           "workers' CPU ms per page, P = 2"),
+    Number("bsp_c2", "bsp-speedup", "cpu", _bsp_cpu("2", "coordinator"),
+           "coordinator CPU ms per page, P = 2"),
+    Number("bsp_s2", "bsp-speedup", "cpu", _bsp_cpu("2", "server"),
+           "server CPU ms per page, P = 2"),
+    Number("bsp_bound", "bsp-speedup", "cpu", _bsp_bound,
+           "P=2 over P=1 on 2 cores of its own, from CPU seconds"),
+    Number("bsp_bound_verdict", "bsp-speedup", "cpu", _bsp_bound_verdict,
+           "whether 1.6x is within that bound"),
+    Number("bsp_model", "bsp-speedup", "model", _bsp_model, "the model at P = 4, 8, 16"),
+    Number("cc_machine", "crawl-parsers", "crawl-ceiling", _machine, "the run's machine"),
+    Number("cc_load", "crawl-parsers", "crawl-ceiling", _cc_load, "load beside the runs"),
+    Number("cc_site", "crawl-parsers", "crawl-ceiling", _cc_site, "the site crawled"),
+    Number("cc_shared", "crawl-parsers", "crawl-ceiling", _cc_shared,
+           "whether the wall-clock ratios can be read as a verdict"),
+    Number("cc_gil_of", "crawl-parsers", "crawl-ceiling", _cc_spread("of_ceiling", False),
+           "GIL build: the 16-thread crawl over the parse ceiling"),
+    Number("cc_ft_of", "crawl-parsers", "crawl-ceiling",
+           _cc_ft(_cc_spread("of_ceiling", True)),
+           "free-threaded, GIL off: the 16-thread crawl over the parse ceiling"),
+    Number("cc_gil_target", "crawl-parsers", "crawl-ceiling", _cc_target(False),
+           "GIL build: 0.8 of the ceiling"),
+    Number("cc_ft_target", "crawl-parsers", "crawl-ceiling", _cc_ft(_cc_target(True)),
+           "free-threaded: 0.8 of the ceiling"),
+    Number("cc_gil_reason", "crawl-parsers", "crawl-ceiling", _cc_reason(False),
+           "GIL build: the bounds its CPU seconds give"),
+    Number("cc_ft_reason", "crawl-parsers", "crawl-ceiling", _cc_ft(_cc_reason(True)),
+           "free-threaded: the bounds its CPU seconds give"),
+    Number("cc_ft_vs_gil", "crawl-parsers", "crawl-ceiling",
+           _cc_ft(_cc_pair("crawl_pages_per_s")),
+           "free-threaded crawl over GIL crawl, pages/s, round by round"),
+    Number("cc_single_cost", "crawl-parsers", "crawl-ceiling",
+           _cc_ft(_cc_pair("ceiling_cpu_ms_per_page")),
+           "free-threaded over GIL: CPU per page of one thread parsing from disk"),
+    Number("cc_python_cost", "crawl-parsers", "crawl-ceiling", _cc_ft(_cc_python_pair),
+           "free-threaded over GIL: the ceiling's CPU per page less the lxml parse"),
+    Number("cc_parse_cost", "crawl-parsers", "crawl-ceiling",
+           _cc_ft(_cc_pair("parse_only_ms_per_page")),
+           "free-threaded over GIL: the lxml parse alone"),
+    Number("cc_libxml2_gil", "crawl-parsers", "crawl-ceiling", _cc_libxml2(False),
+           "the libxml2 the GIL build's lxml runs"),
+    Number("cc_libxml2_ft", "crawl-parsers", "crawl-ceiling", _cc_ft(_cc_libxml2(True)),
+           "the libxml2 the free-threaded build's lxml runs"),
+    Number("cc_ft_sys", "crawl-parsers", "crawl-ceiling",
+           _cc_ft(lambda rows: _f(statistics.median(float(r["crawler_cpu_sys_s"]) / (
+               float(r["crawler_cpu_user_s"]) + float(r["crawler_cpu_sys_s"]))
+               for r in _cc(rows, True)))),
+           "free-threaded crawl: system time's share of its CPU"),
     Number("cr_plain", "crawl-races", "crawl-races", _cr_count("unsynchronized"),
            "the plain unsynchronized frontier's repeats and losses"),
     Number("cr_control", "crawl-races", "crawl-races", _cr_count("monitor"),

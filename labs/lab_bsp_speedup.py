@@ -23,6 +23,22 @@ median of those runs with their min-max spread. Scrapy runs in a child process
 
 Then the superstep overhead: P workers doing empty supersteps (exchange + gather + allreduce,
 :mod:`crawlers.bsp.overhead`), on the processes backend and under ``mpiexec`` (MPICH).
+
+A speed-up measured while other programs share the cores says little, so every crawl also
+records the **CPU seconds** of each kind of process: the P workers together (this process's
+reaped children), the coordinator (this process, which routes the messages on the processes
+backend) and the web server (its own process, read from ``/proc``), with the load average.
+CPU seconds change much less with the load than wall time. From them the lab computes what
+two cores of its own would give: P = 1 is bounded by its worker's core (the server and the
+coordinator have the other one), P = 2 by both cores shared by all the processes, so
+
+    bound on 2 cores = 2 × (worker CPU per page at P = 1) / (all CPU per page at P = 2),
+
+and, with the superstep overhead, a **model** of P = 4, 8 and 16 on a machine with a core
+per worker and one each for the server and the coordinator: a superstep of N pages takes
+max(N × worker CPU per page / P + empty superstep, N × server CPU per page, N ×
+coordinator CPU per page). The model's rows are written to ``model.csv`` (``source`` model)
+and drawn dashed beside the measured points.
 """
 
 from __future__ import annotations
@@ -30,18 +46,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
 from pathlib import Path
 
+from crawlers.args import positive_int
 from crawlers.bsp import BspConfig, run_bsp
 from crawlers.bsp.overhead import processes_overhead
 from crawlers.crawl.targets import WebOptions
 from crawlers.page.urls import site_of
 from crawlers.partition.assignment import write_partition_file
-from crawlers.web.server import WebServer
+from crawlers.web.server import WebServer, process_cpu_seconds
 from labs.harness import Lab, LabError, series, summarize
 from labs.lab_extractors import make_doc_pages
 from labs.plotstyle import runs_note
@@ -84,6 +102,8 @@ def _extra(parser) -> None:
     parser.add_argument("--pages-dir", type=Path, default=None,
                         help="crawl this tree of .html files (one site, split by page-hash)")
     parser.add_argument("--no-mpi", action="store_true", help="skip the MPI backend")
+    parser.add_argument("--repeats", type=positive_int, default=None,
+                        help="crawls of each kind, interleaved (default: 2 in --quick, 3)")
 
 
 def _sites(lab: Lab, scratch: Path) -> list[Path]:
@@ -104,9 +124,46 @@ def _sites(lab: Lab, scratch: Path) -> list[Path]:
     return folders
 
 
-def _bsp(seeds: list[str], procs: int, part_dir: Path, backend: str = "processes") -> dict:
-    """One BSP crawl of the served sites; its summary row. Several sites are dealt
+def _bsp(seeds: list[str], procs: int, part_dir: Path, backend: str = "processes",
+         server: WebServer | None = None) -> dict:
+    """One BSP crawl of the served sites; its summary row with the CPU seconds of the
+    workers, the coordinator and ``server`` over the crawl. Several sites are dealt
     round-robin (a partition file); a single site is split by page-hash."""
+    before = os.times(), _forked_cpu(), None if server is None else server.cpu_seconds()
+    row = _bsp_crawl(seeds, procs, part_dir, backend)
+    after = os.times(), _forked_cpu(), None if server is None else server.cpu_seconds()
+    return {**row, **cpu_seconds(before, after, row["pages"])}
+
+
+def _forked_cpu() -> float:
+    """CPU seconds of the processes the multiprocessing forkserver has forked and reaped (the
+    processes backend's workers are its children, not ours); 0 before it exists."""
+    from multiprocessing import forkserver
+
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    seconds = None if pid is None else process_cpu_seconds(pid, children=True)
+    return 0.0 if seconds is None else seconds
+
+
+def cpu_seconds(before: tuple, after: tuple, pages: int) -> dict:
+    """The CPU seconds between two ``(os.times(), forkserver children's CPU, server CPU)``
+    readings: the workers (the forkserver's reaped children, and ours: ``mpiexec`` and its
+    ranks), this process (the coordinator) and the server (``nan`` if unknown), and each
+    per page in ms."""
+    (t0, f0, s0), (t1, f1, s1) = before, after
+    workers = (t1.children_user - t0.children_user) + (t1.children_system - t0.children_system)
+    workers += f1 - f0
+    coordinator = (t1.user - t0.user) + (t1.system - t0.system)
+    server = float("nan") if s0 is None or s1 is None else s1 - s0
+    n = max(pages, 1)
+    return {"workers_cpu_s": round(workers, 3), "coordinator_cpu_s": round(coordinator, 3),
+            "server_cpu_s": round(server, 3),
+            "workers_cpu_ms_per_page": 1000 * workers / n,
+            "coordinator_cpu_ms_per_page": 1000 * coordinator / n,
+            "server_cpu_ms_per_page": 1000 * server / n}
+
+
+def _bsp_crawl(seeds: list[str], procs: int, part_dir: Path, backend: str) -> dict:
     if len(seeds) > 1:
         part = str(part_dir / f"sites-{procs}.txt")
         table = {site_of(u): k % procs for k, u in enumerate(seeds)}
@@ -177,10 +234,82 @@ def _mpi_overhead(procs: int, rounds: int) -> float | None:
     return json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
 
 
+ROLES = ("workers", "coordinator", "server")
+
+
+def cpu_table(rows: list[dict]) -> list[dict]:
+    """Per P: the median CPU ms per page of the workers, the coordinator and the server, the
+    median pages, supersteps and pages/s, and the highest load average seen."""
+    out = []
+    for p in sorted({r["P"] for r in rows}):
+        mine = [r for r in rows if r["P"] == p]
+        row = {"P": p, "runs": len(mine)}
+        for role in ROLES:
+            row[f"{role}_cpu_ms_per_page"] = statistics.median(
+                r[f"{role}_cpu_ms_per_page"] for r in mine)
+        row["pages"] = statistics.median(r["pages"] for r in mine)
+        row["supersteps"] = statistics.median(r["supersteps"] for r in mine)
+        row["pages_per_s"] = statistics.median(r["pages_per_s"] for r in mine)
+        row["load_avg_max"] = max(r["load_avg"] for r in mine)
+        out.append(row)
+    return out
+
+
+def _all_ms(row: dict) -> float:
+    """CPU ms per page of every process of the crawl (a server not read counts 0)."""
+    return sum(x for x in (row[f"{role}_cpu_ms_per_page"] for role in ROLES) if x == x)
+
+
+def cpu_bound(cpu: list[dict], cores: int = 2) -> float:
+    """P=2 over P=1 on ``cores`` cores of its own, from CPU seconds: P = 1 runs at most one
+    worker's core (``1000 / worker ms per page``), P = 2 at most ``cores`` cores shared by all
+    the processes (``1000 * cores / all ms per page``)."""
+    one = next(r for r in cpu if r["P"] == 1)
+    two = next(r for r in cpu if r["P"] == 2)
+    return (1000 * cores / _all_ms(two)) / (1000 / one["workers_cpu_ms_per_page"])
+
+
+def model_rows(cpu: list[dict], overhead: list[dict], sites: int, cores: int = 2,
+               ps=(1, 2, 4, 8, 16)) -> list[dict]:
+    """The model (see the module docstring): pages/s at each P of ``ps`` with a core per
+    worker (``pages_per_s``) and on ``cores`` cores shared by every process
+    (``pages_per_s_on_cores``), from the CPU per page measured at the largest P of ``cpu``
+    and the empty superstep as a line in P through ``overhead`` (never below its lowest
+    measurement). With ``sites`` sites dealt whole to the workers, at most ``sites`` of them
+    have pages to crawl (0: the pages are split by page-hash, every worker has some)."""
+    at = max(cpu, key=lambda r: r["P"])
+    w, c, srv = (at[f"{role}_cpu_ms_per_page"] / 1000 for role in ROLES)
+    srv = 0.0 if srv != srv else srv
+    xs = [o["P"] for o in overhead]
+    ys = [o["ms_per_superstep"] / 1000 for o in overhead]
+    if len(set(xs)) > 1:
+        slope, intercept = statistics.linear_regression(xs, ys)
+    else:
+        slope, intercept = 0.0, (ys[0] if ys else 0.0)
+    floor = min(ys, default=0.0)
+    n, steps = at["pages"], at["supersteps"]
+    rows = []
+    for p in ps:
+        busy = min(p, sites) if sites else p
+        step = max(intercept + slope * p, floor)
+        seconds = max(n * w / busy + steps * step, n * srv, n * c)
+        shared = n * (w + srv + c) / cores  # every process's CPU on the machine's cores
+        rows.append({"P": p, "busy_workers": busy, "pages_per_s": n / seconds,
+                     "pages_per_s_on_cores": n / max(seconds, shared), "cores": cores,
+                     "from_P": at["P"], "workers_cpu_ms_per_page": 1000 * w,
+                     "server_cpu_ms_per_page": 1000 * srv,
+                     "coordinator_cpu_ms_per_page": 1000 * c, "superstep_ms": 1000 * step})
+    one = rows[0]["pages_per_s"]
+    for r in rows:
+        r["vs_P1"] = r["pages_per_s"] / one
+        r["vs_P1_on_cores"] = r["pages_per_s_on_cores"] / one
+    return rows
+
+
 def main(argv=None) -> int:
     lab = Lab("bsp-speedup", __doc__, argv, extra=_extra)
     use_mpi = not lab.args.no_mpi and _mpiexec() is not None
-    repeats = 2 if lab.quick else 3
+    repeats = lab.args.repeats or (2 if lab.quick else 3)
     procs_list = (1, 2, 4)
     rows = []
     with tempfile.TemporaryDirectory(prefix="crawlab-bsp-") as tmp:
@@ -194,13 +323,13 @@ def main(argv=None) -> int:
             for rep in range(repeats):
                 for procs in procs_list:
                     row = {"crawler": "bsp processes", "P": procs, "repeat": rep,
-                           **_bsp(seeds, procs, scratch), "load_avg": _load()}
+                           **_bsp(seeds, procs, scratch, server=server), "load_avg": _load()}
                     rows.append(row)
                     print(f"#   bsp processes P={procs}: {row['pages_per_s']:.1f} pages/s")
                 if use_mpi:
                     for procs in (1, 2):
                         row = {"crawler": "bsp mpi", "P": procs, "repeat": rep,
-                               **_bsp(seeds, procs, scratch, backend="mpi"),
+                               **_bsp(seeds, procs, scratch, backend="mpi", server=server),
                                "load_avg": _load()}
                         rows.append(row)
                         print(f"#   bsp mpi P={procs}: {row['pages_per_s']:.1f} pages/s")
@@ -250,6 +379,18 @@ def main(argv=None) -> int:
     print(f"# empty supersteps ({rounds} rounds): exchange + gather + allreduce")
     lab.table(overhead)
 
+    cpu = cpu_table([r for r in rows if r["crawler"] == "bsp processes"])
+    lab.write_csv(cpu, "cpu")
+    print("# CPU ms per page of each kind of process (medians over the repeats)")
+    lab.table(cpu)
+    bound = cpu_bound(cpu)
+    print(f"# from CPU seconds, on 2 cores of its own: P=2 at most {bound:.2f}x P=1 "
+          f"(target 1.6x: {'reachable' if bound >= 1.6 else 'NOT reachable'} on 2 cores)")
+    model = model_rows(cpu, [o for o in overhead if o["backend"] == "processes"],
+                       sites=len(folders) if len(folders) > 1 else 0,
+                       cores=os.cpu_count() or 1)
+    lab.write_csv(model, "model", source="model")
+
     fig, (left, right) = lab.figure(
         f"BSP crawl of real HTML served on 127.0.0.1 ({runs_note([repeats])})", "workers P",
         "pages/s", ncols=2)
@@ -259,7 +400,12 @@ def main(argv=None) -> int:
     if ("scrapy", 1) in med:
         left.axhline(med[("scrapy", 1)], color="C3", ls="--",
                      label=f"Scrapy (median of {repeats})")
-    left.set_xticks(procs_list)
+    left.plot([m["P"] for m in model], [m["pages_per_s"] for m in model], "--", color="k",
+              label="model: a core per worker (from CPU s)")
+    left.plot([m["P"] for m in model], [m["pages_per_s_on_cores"] for m in model], "--",
+              color="gray", label=f"model: {model[0]['cores']} cores shared (from CPU s)")
+    left.set_xscale("log", base=2)
+    left.set_xticks([m["P"] for m in model], [str(m["P"]) for m in model])
     left.legend(fontsize=8)
     series(right, overhead, "P", "ms_per_superstep", "backend")
     right.set_xlabel("workers P")

@@ -22,12 +22,26 @@ One crawl lasts seconds, so one pair of runs is noisy: the comparison runs ``--r
 rounds, each a crawlab crawl at 1 and at 16 threads and a Scrapy crawl (in alternating order),
 and reports the median of the per-round ratios with their spread. The 2, 4 and 8 thread
 crawls run once.
+
+Then the **parse ceiling** (issue 29): twice the pages/s of one thread that reads the same
+pages from disk and extracts their links, on the same interpreter, is the most a crawl can do
+on two cores. Each round, :mod:`labs.parse_ceiling` runs in a subprocess on each interpreter
+compared (this one, and every ``--interpreter``, e.g. a free-threaded ``python3.13t``): the
+ceiling, then the crawl of the same mirrors at 16 threads, politeness 0. The server is the
+same process for all of them; the lab reads its CPU seconds before and after each crawl, so
+``crawl-ceiling.csv`` has the CPU seconds of the crawler and of the server beside the
+pages/s. On a shared machine the wall-clock ratio ``of_ceiling`` moves with the load; the
+CPU seconds move much less, and give what the crawl would reach on two cores of its own
+(``cpu_of_ceiling``) and, with the GIL on, the bound of the work that holds it
+(``gil_of_ceiling``: every page's CPU but its lxml parse runs one thread at a time).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -45,6 +59,8 @@ from crawlers.page.urls import Scope
 from crawlers.web.server import WebServer
 from labs.harness import Lab, LabError, series
 
+CEILING_THREADS = 16
+
 THREADS = (1, 2, 4, 8, 16)
 COMPARED = (1, 16)  # thread counts crawled once per round (the others once in all)
 SCRAPY_CONCURRENCY = 16
@@ -54,14 +70,16 @@ BOOK = Path(__file__).resolve().parent.parent / "docs"
 
 
 class ParseClock:
-    """A crawl sink that adds up the wall time spent extracting links and notes when the
-    last page was done (``time.perf_counter``). Thread-safe."""
+    """A crawl sink that adds up the wall time spent extracting links, notes when the last
+    page was done (``time.perf_counter``) and keeps the URL of every page fetched, in order.
+    Thread-safe."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()  # guards seconds, pages and last
+        self._lock = threading.Lock()  # guards seconds, pages, last and urls
         self.seconds = 0.0
         self.pages = 0
         self.last = 0.0
+        self.urls: list[str] = []
 
     def page(self, result) -> None:
         now = time.perf_counter()
@@ -69,6 +87,7 @@ class ParseClock:
             self.seconds += result.parse_seconds
             self.pages += 1
             self.last = max(self.last, now)
+            self.urls.append(result.final_url)
 
     def edges(self, url: str, links: list[str]) -> None:
         pass
@@ -98,12 +117,14 @@ def is_page(url: str) -> bool:
     return url.endswith(".html")
 
 
-def our_crawl(seeds: list[str], parser: str, threads: int, max_pages: int) -> dict:
+def our_crawl(seeds: list[str], parser: str, threads: int, max_pages: int,
+              clock: ParseClock | None = None) -> dict:
     """One crawl of the mirrors with crawlab's threaded crawler, timed from the start of the
     crawl to the end of its last page (as the Scrapy crawl is): the pages still in flight
-    when the page limit is reached are counted, so their time is too."""
+    when the page limit is reached are counted, so their time is too. ``clock`` (a fresh
+    :class:`ParseClock`) is the sink, if given, to read the pages fetched from."""
     scope = Scope(seeds)
-    clock = ParseClock()
+    clock = ParseClock() if clock is None else clock
     extract.clear_cache()  # every crawl starts with no link normalized yet
     with HttpFetcher(parser=parser, pool_size=max(threads, 8), max_bytes=20_000_000) as fetcher:
         crawler = Crawler(fetcher, frontier.create("monitor"), seeds, threads=threads,
@@ -155,7 +176,13 @@ def _flags(parser) -> None:
                         help=f"page limit per crawl (default: {QUICK_PAGES} in --quick, else "
                         f"{FULL_PAGES}); bs4 gets at most {BS4_QUICK_PAGES} in --quick")
     parser.add_argument("--rounds", type=positive_int, default=None,
-                        help="rounds of crawlab at 1 and 16 threads and Scrapy (default 3)")
+                        help="rounds of crawlab at 1 and 16 threads and Scrapy, and of the "
+                        "parse-ceiling comparison (default 3)")
+    parser.add_argument("--interpreter", action="append", default=[], metavar="PYTHON",
+                        help="also run the parse-ceiling comparison on this interpreter "
+                        "(repeatable; e.g. a free-threaded python3.13t, run with PYTHON_GIL=0)")
+    parser.add_argument("--only-ceiling", action="store_true",
+                        help="run the parse-ceiling comparison alone (crawl-ceiling.csv)")
 
 
 def mirrors_for(max_pages: int, n_html: int) -> int:
@@ -184,25 +211,152 @@ def main(argv=None) -> int:
         print(f"# site: {site} ({n_html} .html files) served as {mirrors} mirror sites; "
               f"page limit {limits}; {rounds} rounds of crawlab at {COMPARED} threads and "
               "Scrapy")
-        rows = []
         with WebServer(dirs=[str(site)] * mirrors) as server:
             seeds = [url + "/index.html" for url in server.site_urls]
-            with_scrapy = True
-            for k in range(1, rounds + 1):  # odd rounds: crawlab first, even: Scrapy first
-                for who in ("crawlab", "scrapy") if k % 2 else ("scrapy", "crawlab"):
-                    if who == "crawlab":
-                        rows += [{**our_crawl(seeds, "lxml", t, max_pages), "round": k}
-                                 for t in COMPARED]
-                    elif with_scrapy:
-                        theirs = scrapy_crawl(seeds, max_pages)
-                        with_scrapy = theirs is not None
-                        if theirs is not None:
-                            rows.append({**theirs, "round": k})
-            for threads in THREADS:
-                if threads not in COMPARED:
-                    rows.append({**our_crawl(seeds, "lxml", threads, max_pages), "round": 1})
-            for threads in THREADS:
-                rows.append({**our_crawl(seeds, "bs4", threads, limits["bs4"]), "round": 1})
+            if not lab.args.only_ceiling:
+                rows = compare_parsers(seeds, max_pages, rounds, limits)
+            ceiling = ceiling_rounds(lab, server, site, seeds, max_pages, rounds)
+    report_ceiling(lab, ceiling)
+    if lab.args.only_ceiling:
+        return lab.done()
+    _parsers_results(lab, rows, max_pages, mirrors)
+    return lab.done()
+
+
+def compare_parsers(seeds: list[str], max_pages: int, rounds: int, limits: dict) -> list[dict]:
+    """The crawls of the parser comparison: ``rounds`` rounds of lxml at 1 and 16 threads and
+    Scrapy (alternating who goes first), then lxml at 2, 4, 8 threads and bs4 at every count."""
+    rows = []
+    with_scrapy = True
+    for k in range(1, rounds + 1):  # odd rounds: crawlab first, even: Scrapy first
+        for who in ("crawlab", "scrapy") if k % 2 else ("scrapy", "crawlab"):
+            if who == "crawlab":
+                rows += [{**our_crawl(seeds, "lxml", t, max_pages), "round": k}
+                         for t in COMPARED]
+            elif with_scrapy:
+                theirs = scrapy_crawl(seeds, max_pages)
+                with_scrapy = theirs is not None
+                if theirs is not None:
+                    rows.append({**theirs, "round": k})
+    for threads in THREADS:
+        if threads not in COMPARED:
+            rows.append({**our_crawl(seeds, "lxml", threads, max_pages), "round": 1})
+    for threads in THREADS:
+        rows.append({**our_crawl(seeds, "bs4", threads, limits["bs4"]), "round": 1})
+    return rows
+
+
+def ceiling_rounds(lab: Lab, server: WebServer, site: Path, seeds: list[str], max_pages: int,
+                   rounds: int) -> list[dict]:
+    """``rounds`` rounds of :mod:`labs.parse_ceiling` on every interpreter compared (the
+    order alternates round by round), each with the server's CPU seconds over its run."""
+    pythons = [sys.executable, *lab.args.interpreter]
+    for python in lab.args.interpreter:
+        if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+            raise LabError(f"--interpreter: not an executable file: {python}")
+    # a free-threaded build runs with the GIL off (lxml would switch it back on at import);
+    # a GIL build ignores the variable
+    env = {**os.environ, "PYTHON_GIL": os.environ.get("PYTHON_GIL", "0")}
+    rows = []
+    title = site_title(site)
+    for k in range(1, rounds + 1):
+        for python in pythons if k % 2 else pythons[::-1]:
+            argv = [python, "-m", "labs.parse_ceiling", "--site-dir", str(site),
+                    "--threads", str(CEILING_THREADS),
+                    "--max-pages", str(max_pages)]
+            for seed in seeds:
+                argv += ["--seed", seed]
+            load = round(os.getloadavg()[0], 2)
+            before = server.cpu_seconds()
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=900,
+                                  cwd=BOOK.parent, env=env)
+            after = server.cpu_seconds()
+            if proc.returncode != 0:
+                tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+                raise LabError(f"the ceiling run on {python} failed: {tail}")
+            got = json.loads(proc.stdout.strip().splitlines()[-1])
+            server_s = float("nan") if before is None or after is None else after - before
+            rows.append({**ceiling_row(got, server_s, round_=k, load=load), "site": title,
+                         "mirrors": len(seeds)})
+            print(f"#   round {k}, Python {got['python']}{'t' if got['free_threaded'] else ''}: "
+                  f"{rows[-1]['crawl_pages_per_s']:.0f} pages/s, "
+                  f"{rows[-1]['of_ceiling']:.2f} of the ceiling (load {load})", flush=True)
+    return rows
+
+
+def site_title(site: Path) -> str:
+    """The ``<title>`` of the site's ``index.html`` (what the CSV calls the site), else the
+    folder's name."""
+    index = site / "index.html"
+    try:
+        found = re.search(rb"<title>(.*?)</title>", index.read_bytes()[:65536], re.S | re.I)
+    except OSError:
+        found = None
+    if found is None:
+        return site.name
+    return " ".join(found.group(1).decode("utf-8", "replace").split())
+
+
+def ceiling_row(got: dict, server_s: float, round_: int, load: float) -> dict:
+    """One row of ``crawl-ceiling.csv`` from one :mod:`labs.parse_ceiling` run and the
+    server's CPU seconds during it: the measured ratio to the ceiling and the bounds the CPU
+    seconds give (see the module docstring)."""
+    pages = max(got["crawl_pages"], 1)
+    ceiling = 2 * got["one_thread_pages_per_s"]
+    crawler_ms = 1000 * (got["crawl_cpu_user_s"] + got["crawl_cpu_sys_s"]) / pages
+    server_ms = 1000 * server_s / pages
+    ceiling_ms = got["ceiling_cpu_ms_per_page"]
+    # two cores of its own: the crawl's and the server's CPU per page against the ceiling's
+    cpu_bound = _ratio(ceiling_ms, crawler_ms + (server_ms if server_ms == server_ms else 0))
+    # with the GIL on, all but the lxml parse runs one thread at a time: at most one core,
+    # 1000 / held_ms pages/s, against the ceiling's 2000 / ceiling_ms
+    held_ms = crawler_ms - got["parse_only_ms_per_page"]
+    gil_bound = _ratio(ceiling_ms, 2 * held_ms) if got["gil"] else float("nan")
+    return {
+        "round": round_, "python": got["python"], "free_threaded": got["free_threaded"],
+        "gil": got["gil"], "libxml2": got.get("libxml2", ""), "threads": CEILING_THREADS,
+        "pages": got["crawl_pages"],
+        "errors": got["crawl_errors"],
+        "one_thread_pages_per_s": got["one_thread_pages_per_s"],
+        "ceiling_pages_per_s": ceiling, "crawl_pages_per_s": got["crawl_pages_per_s"],
+        "of_ceiling": _ratio(got["crawl_pages_per_s"], ceiling),
+        "ceiling_cpu_ms_per_page": ceiling_ms,
+        "parse_only_ms_per_page": got["parse_only_ms_per_page"],
+        "crawler_cpu_user_s": got["crawl_cpu_user_s"], "crawler_cpu_sys_s": got["crawl_cpu_sys_s"],
+        "server_cpu_s": server_s, "crawler_cpu_ms_per_page": crawler_ms,
+        "server_cpu_ms_per_page": server_ms,
+        "cpu_of_ceiling": cpu_bound, "gil_of_ceiling": gil_bound,
+        "bound_of_ceiling": min(cpu_bound, gil_bound) if gil_bound == gil_bound else cpu_bound,
+        "load_avg": load,
+    }
+
+
+def _ratio(a: float, b: float) -> float:
+    """``a / b``, or ``nan`` when ``b`` is not positive (a crawl too short for the CPU clock's
+    ticks)."""
+    return a / b if b > 0 else float("nan")
+
+
+def report_ceiling(lab: Lab, rows: list[dict]) -> None:
+    """Write ``crawl-ceiling.csv`` and print the medians per interpreter."""
+    lab.write_csv(rows, "crawl-ceiling")
+    lab.table(rows, ["round", "python", "free_threaded", "gil", "one_thread_pages_per_s",
+                     "crawl_pages_per_s", "of_ceiling", "crawler_cpu_ms_per_page",
+                     "server_cpu_ms_per_page", "ceiling_cpu_ms_per_page", "cpu_of_ceiling",
+                     "gil_of_ceiling", "load_avg"])
+    for key in dict.fromkeys((r["python"], r["free_threaded"], r["gil"]) for r in rows):
+        mine = [r for r in rows if (r["python"], r["free_threaded"], r["gil"]) == key]
+        med = {c: statistics.median(r[c] for r in mine)
+               for c in ("of_ceiling", "cpu_of_ceiling", "bound_of_ceiling")}
+        print(f"# {key[0]}{'t' if key[1] else ''} GIL {'on' if key[2] else 'off'}: crawl at "
+              f"{CEILING_THREADS} threads / parse ceiling, median of {len(mine)}: "
+              f"{med['of_ceiling']:.2f} measured (target >= 0.8: "
+              f"{'met' if med['of_ceiling'] >= 0.8 else 'MISSED'}); bound from CPU seconds "
+              f"{med['bound_of_ceiling']:.2f}")
+
+
+def _parsers_results(lab: Lab, rows: list[dict], max_pages: int, mirrors: int) -> None:
+    """The parser comparison's CSVs, summary lines and figure."""
     for r in rows:
         r["cpu_ms_per_page"] = 1000 * (r["cpu_user_s"] + r["cpu_sys_s"]) / max(r["pages"], 1)
 
@@ -274,7 +428,6 @@ def main(argv=None) -> int:
         ax.legend(fontsize=8)
     axes[0].set_yscale("log")
     lab.save(fig)
-    return lab.done()
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import math
+import os
 
 import pytest
 
@@ -80,3 +81,64 @@ def test_zero_rounds_is_one_line_and_status_2(capsys, tmp_path):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--rounds: must be a positive integer" in err
+
+
+def _ceiling_run(gil=True, **more):
+    got = {"crawl_pages": 100, "crawl_errors": 0, "crawl_pages_per_s": 300.0,
+           "crawl_cpu_user_s": 0.35, "crawl_cpu_sys_s": 0.05,  # 4 ms a page
+           "one_thread_pages_per_s": 250.0, "ceiling_cpu_ms_per_page": 3.0,
+           "parse_only_ms_per_page": 1.5, "python": "3.x", "free_threaded": not gil,
+           "gil": gil}
+    return {**got, **more}
+
+
+def test_a_ceiling_row_gives_the_measured_ratio_and_the_bounds_of_cpu_seconds():
+    row = lab.ceiling_row(_ceiling_run(), server_s=0.1, round_=1, load=0.5)
+    assert row["ceiling_pages_per_s"] == 500.0  # twice one thread's rate
+    assert row["of_ceiling"] == pytest.approx(0.6)
+    assert row["server_cpu_ms_per_page"] == pytest.approx(1.0)
+    # two cores of its own: 3 ms a page in the ceiling against 4 + 1 in the crawl
+    assert row["cpu_of_ceiling"] == pytest.approx(3.0 / 5.0)
+    # GIL on: 4 - 1.5 ms a page hold it, one core: 400 pages/s against the ceiling's 666.7
+    assert row["gil_of_ceiling"] == pytest.approx(3.0 / 5.0)
+    assert row["bound_of_ceiling"] == pytest.approx(0.6)
+    free = lab.ceiling_row(_ceiling_run(gil=False), server_s=0.1, round_=1, load=0.5)
+    assert math.isnan(free["gil_of_ceiling"]) and free["bound_of_ceiling"] == pytest.approx(0.6)
+    idle = lab.ceiling_row(_ceiling_run(crawl_cpu_user_s=0.0, crawl_cpu_sys_s=0.0),
+                           server_s=0.0, round_=1, load=0.5)
+    assert math.isnan(idle["cpu_of_ceiling"])  # too short for the CPU clock: unknown, not 0
+
+
+def test_the_ceiling_parses_the_pages_the_crawl_fetched(little_site):
+    from labs.parse_ceiling import pages_of, parse_ceiling
+
+    urls = ["http://127.0.0.1:1/index.html", "http://127.0.0.1:2/a.html",
+            "http://127.0.0.1:1/missing.html", "http://127.0.0.1:2/"]
+    pages = pages_of(urls, little_site)
+    assert pages == [(urls[0], little_site / "index.html"), (urls[1], little_site / "a.html"),
+                     (urls[3], little_site / "index.html")]
+    got = parse_ceiling(pages)
+    assert got["ceiling_pages"] == 3 and got["one_thread_pages_per_s"] > 0
+    assert got["ceiling_cpu_ms_per_page"] >= 0 and got["parse_only_ms_per_page"] >= 0
+
+
+def test_only_ceiling_writes_the_ceiling_csv_for_each_interpreter(little_site, tmp_path):
+    out = tmp_path / "out"
+    status = crawlab(["lab", "crawl-parsers", "--quick", "--only-ceiling", "--site-dir",
+                      str(little_site), "--mirrors", "2", "--max-pages", "5", "--rounds", "2",
+                      "--no-plot", "--out", str(out)])
+    assert status == 0
+    assert not (out / "crawl-parsers" / "crawl-parsers.csv").exists()
+    rows = _rows(out / "crawl-parsers" / "crawl-ceiling.csv")
+    assert [int(r["round"]) for r in rows] == [1, 2]
+    assert all(int(r["pages"]) == 5 and int(r["threads"]) == 16 for r in rows)
+    assert all(r["server_cpu_s"] not in ("", "nan") or not os.path.exists("/proc")
+               for r in rows)
+
+
+def test_a_missing_interpreter_is_one_line_and_status_2(little_site, tmp_path, capsys):
+    status = crawlab(["lab", "crawl-parsers", "--quick", "--only-ceiling", "--site-dir",
+                      str(little_site), "--mirrors", "2", "--max-pages", "5", "--rounds", "1",
+                      "--interpreter", str(tmp_path / "nope"), "--out", str(tmp_path)])
+    assert status == 2
+    assert "not an executable file" in capsys.readouterr().err

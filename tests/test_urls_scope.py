@@ -39,8 +39,19 @@ def test_the_memo_is_bounded_and_answers_stay_right():
     scope.memo_size = 3
     urls = [f"http://h{i}.test/p.html" for i in range(10)] + ["http://a.test/q.html"]
     assert [u in scope for u in urls] == [False] * 10 + [True]
-    assert len(scope._memo) == 3
+    assert len(scope._inside) + len(scope._outside) == 3
     assert "http://a.test:80/again" in scope and "http://a.test:81/" not in scope
+
+
+def test_a_known_prefix_is_answered_from_the_frozen_memo_without_replacing_it():
+    # readers take no lock: they only test membership in the frozensets they find, which are
+    # replaced (never changed) when a prefix is learnt
+    scope = Scope(SEEDS)
+    assert "http://a.test/x.html" in scope and "http://b.test/y.html" not in scope
+    inside, outside = scope._inside, scope._outside
+    assert isinstance(inside, frozenset) and isinstance(outside, frozenset)
+    assert "http://a.test/z.html" in scope and "http://b.test/w.html" not in scope
+    assert scope._inside is inside and scope._outside is outside
 
 
 def test_anywhere_accepts_everything_without_parsing():

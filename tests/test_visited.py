@@ -58,3 +58,48 @@ def test_a_racy_claim_outside_the_window_is_refused_and_no_race():
     t.start()
     t.join(timeout=10)
     assert other == [False] and len(visited) == 1 and visited.races == 0
+
+
+def test_claim_many_answers_as_claims_one_by_one_would():
+    visited = VisitedSet()
+    assert visited.claim("http://a.test/old") is True
+    urls = ["http://a.test/x", "http://a.test/old", "http://a.test/y", "http://a.test/x"]
+    assert visited.claim_many(urls) == [True, False, True, False]  # a repeat: only the first
+    assert len(visited) == 3 and visited.claim_many([]) == []
+    racy = RacyVisitedSet()
+    assert racy.claim_many(urls) == [True, True, True, False]  # a fresh set: "old" is new
+
+
+class _Window(set):
+    """A fingerprint set whose test for ``fp`` waits for every thread (at most ``patience``
+    seconds): without a lock around the whole batch, all of them then find the URL new."""
+
+    def __init__(self, fp: int, barrier: threading.Barrier, patience: float) -> None:
+        super().__init__()
+        self.fp, self.barrier, self.patience = fp, barrier, patience
+
+    def __contains__(self, item: object) -> bool:
+        found = super().__contains__(item)
+        if item == self.fp and not found:
+            try:
+                self.barrier.wait(timeout=self.patience)
+            except threading.BrokenBarrierError:
+                pass  # the others are held outside by the lock: the window is closed
+        return found
+
+
+def test_claim_many_is_one_atomic_step_per_batch():
+    visited = VisitedSet()
+    url = "http://a.test/contended"
+    visited._seen = _Window(fingerprint(url), threading.Barrier(THREADS), patience=0.5)
+    won: list[bool] = []
+    threads = [threading.Thread(target=lambda: won.extend(
+        visited.claim_many(["http://a.test/other", url]))) for _ in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+        assert not t.is_alive(), "a claim hung"
+    assert len(won) == 2 * THREADS
+    assert won[1::2].count(True) == 1, "the contended URL was claimed by more than one thread"
+    assert won[0::2].count(True) == 1

@@ -371,9 +371,11 @@ class Crawler:
                 if (fresh or u not in self._fetch_once) and self.opic.refresh(u, c):
                     new.append((u, c))
         else:
+            # one lock round for the page's links (a lock per link contends on a
+            # free-threaded build); claim_site only for the fresh ones, in page order
             claim_site = None if self.rules is None else self.rules.claim_site
-            new = [(u, 0.0) for u in links
-                   if self.visited.claim(u) and (claim_site is None or claim_site(u))]
+            new = [(u, 0.0) for u, fresh in zip(links, self.visited.claim_many(links))
+                   if fresh and (claim_site is None or claim_site(u))]
         if self.journal is not None:  # before the links can be fetched (crawlers.crawl.journal)
             self.journal.record(url, result.status, result.error, new)
         self._enqueue(i, new)

@@ -12,6 +12,7 @@ A *site* is ``host:port`` (:func:`site_of`): on the served lab web every site is
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
@@ -150,9 +151,15 @@ class Scope:
     O(len(url)); the answer depends only on the URL's scheme and authority, so it is
     remembered per ``scheme://authority`` prefix (:data:`_PLAIN_ORIGIN`, at most
     ``memo_size`` of them): a page's links are mostly on a few sites, and parsing each one
-    again cost more than the rest of the crawl loop. The sites never change after
-    construction; the memo is a dict whose reads and writes are atomic, and two threads
-    that miss at once both compute the same answer, hence thread-safe.
+    again cost more than the rest of the crawl loop.
+
+    The memo is two frozensets (prefixes in scope, prefixes out), replaced whole when a new
+    prefix is learnt (copy on write, under ``_learn_lock``); a reader only tests membership
+    in whichever frozenset it finds, so it takes no lock. A dict memo was slower by far on a
+    free-threaded build: there, every robot reading one dict shared by all, with a key string
+    it has just built, took the dict's lock (measured with ``perf``: ``sched_yield`` in the
+    dict lookup under ``Scope.__contains__``); an immutable frozenset is read without one.
+    Thread-safe.
     """
 
     memo_size = 4096
@@ -165,7 +172,9 @@ class Scope:
             sites.add(site_of(seed))
         self.sites: frozenset[str] = frozenset(sites)
         self.anywhere = anywhere
-        self._memo: dict[str, bool] = {}  # scheme://authority -> in scope
+        self._inside: frozenset[str] = frozenset()  # scheme://authority prefixes in scope
+        self._outside: frozenset[str] = frozenset()  # ... and out of it
+        self._learn_lock = threading.Lock()  # guards the replacement of the two memos
 
     def _site_in(self, url: str) -> bool:
         try:
@@ -180,11 +189,17 @@ class Scope:
         if match is None:
             return self._site_in(url)
         origin = match.group()
-        known = self._memo.get(origin)
-        if known is None:
-            known = self._site_in(url)
-            if len(self._memo) < self.memo_size:
-                self._memo[origin] = known
+        if origin in self._inside:
+            return True
+        if origin in self._outside:
+            return False
+        known = self._site_in(url)
+        with self._learn_lock:
+            if len(self._inside) + len(self._outside) < self.memo_size:
+                if known:
+                    self._inside = self._inside | {origin}
+                else:
+                    self._outside = self._outside | {origin}
         return known
 
     def allows(self, url: str) -> bool:

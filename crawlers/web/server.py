@@ -72,6 +72,18 @@ def _child_main(config: ServerConfig, conn: Any) -> None:
         pass
 
 
+def process_cpu_seconds(pid: int, children: bool = False) -> float | None:
+    """User + system CPU seconds of process ``pid`` (``/proc/PID/stat``, Linux), or with
+    ``children`` those of its children it has waited for; None when it cannot be read. O(1)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        first = 13 if children else 11  # cutime, cstime / utime, stime
+        return (int(fields[first]) + int(fields[first + 1])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def describe_os_error(exc: OSError, config: ServerConfig) -> str:
     if exc.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
         return f"port in use (port base {config.port_base}): {exc.strerror}"
@@ -230,6 +242,14 @@ class WebServer:
                 self._loop.call_soon_threadsafe(self._stop.set)
             self._thread.join(timeout)
             self._thread = None
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds (user + system) the server process has used so far, read from
+        ``/proc`` (Linux); None in thread mode, once stopped, or where ``/proc`` is missing.
+        The labs read it before and after a crawl to give the server's share of the cores."""
+        if self._process is None or self._process.pid is None:
+            return None
+        return process_cpu_seconds(self._process.pid)
 
     @property
     def alive(self) -> bool:
