@@ -944,6 +944,16 @@ def _fb_counter(col: str, frontiers: tuple[str, ...], threads: str = "") -> Call
     return value
 
 
+def _fb_most_threads(rows: Rows) -> int:
+    """frontier-bench: the largest thread count the run measured (a quick run stops at 4)."""
+    return max(int(r["threads"]) for r in rows)
+
+
+def _fb_at_most_threads(rows: Rows) -> str:
+    """frontier-bench: optimistic's aborts per round at the run's largest thread count."""
+    return _fb_counter("optimistic_aborts", ("optimistic",), str(_fb_most_threads(rows)))(rows)
+
+
 def _fb_rise(rows: Rows) -> str:
     """frontier-bench: whether any frontier's median pairs/s at more threads passes its
     one-thread rate by more than the rounds' own spread (5 %)."""
@@ -1510,9 +1520,10 @@ NUMBERS = [
            _fb_counter("lock_waits", ("coarse",)), "coarse's lock_waits per round, 2+ threads"),
     Number("fb_cas", "frontier-bench", "frontier-bench", _fb_counter("cas_retries", ("lockfree",)),
            "lockfree's cas_retries per round, 2 threads and more"),
-    Number("fb_aborts_16", "frontier-bench", "frontier-bench",
-           _fb_counter("optimistic_aborts", ("optimistic",), "16"),
-           "optimistic's aborts per round at 16 threads"),
+    Number("fb_aborts_most", "frontier-bench", "frontier-bench", _fb_at_most_threads,
+           "optimistic's aborts per round at the run's largest thread count"),
+    Number("fb_most_threads", "frontier-bench", "frontier-bench",
+           lambda rows: str(_fb_most_threads(rows)), "the run's largest thread count"),
     Number("fb_rise", "frontier-bench", "frontier-bench", _fb_rise,
            "whether any frontier's pairs/s rise with threads (medians against one thread)"),
     Number("fb_unsync_races", "frontier-bench", "frontier-bench", _fb_races("unsynchronized"),
