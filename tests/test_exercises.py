@@ -306,6 +306,13 @@ CAUGHT_BY = {
     "ex3_guess_after_quiet": "test_a_robot_held_back_never_reads_as_over",
     "ex4_partial_send": "test_a_bad_destination",
     "ex4_barrier_timeout": "test_a_slow_worker_is_waited_for",
+    # the second adversarial reading
+    "get_many_one_too_many": "test_get_many_takes_at_most_r_for_every_r",
+    "plain_wait_restarts_timeout": "test_timeouts_are_kept_across_spurious_wake_ups",
+    "ex2_notify_one_more": "test_notify_wakes_exactly_n[3]",
+    "ex2_picked_waiter_says_timeout":
+        "test_a_notify_that_picks_a_waiter_as_it_times_out_is_not_lost",
+    "ex3_idle_means_over": "test_a_robot_that_was_idle_held_back_never_reads_as_over",
 }
 
 
