@@ -115,7 +115,11 @@ def test_a_cheat_is_never_graded_pass(cheat, file):
     needs_frontrun(key)
     rc, out = grade(CHEATS / cheat, key)
     assert rc == 1 and re.search(rf"^{key} .* FAIL", out, re.M), out
-    assert "PASS" not in out and "Traceback" not in out.split("first failing")[0], out
+    # nothing but the verdict starts a line, and no line reads as a verdict of PASS (a file's
+    # own exception text is shown only indented, after "what broke:")
+    assert not re.search(r"^\s*ex\d\b.*\bPASS\b", out, re.M), out
+    assert all(line.startswith(" ") for line in out.splitlines()[1:] if line), out
+    assert "Traceback" not in out.split("first failing")[0], out
     assert len(out.splitlines()) <= 40, out
 
 

@@ -19,7 +19,7 @@ from tests.helpers import asleep, join_all, start_thread, wait_until, wait_until
 
 
 @contextmanager
-def inside(monitor):
+def entered(monitor):
     """``with monitor:`` without trusting the monitor's ``__exit__`` (the file's own code): its
     answer is ignored, so an ``__exit__`` that returns True cannot swallow a failed check."""
     monitor.__enter__()
@@ -42,7 +42,7 @@ def _sleepers(mod, n):
     woken: list[int] = []
 
     def sleeper(i):
-        with inside(m):
+        with entered(m):
             if cond.wait(timeout=10):
                 woken.append(i)
 
@@ -77,7 +77,7 @@ def test_notify_wakes_exactly_n(mod, n):
     wakes an extra waiter only from some ``n`` on is caught too)."""
     total = n + 3
     m, cond, woken, threads = _sleepers(mod, total)
-    with inside(m):
+    with entered(m):
         cond.notify(n)
     wait_until(lambda: len(woken) >= n and sum(t.is_alive() for t in threads) <= total - n,
                what=f"notify({n}) waking {n} waiters")
@@ -87,7 +87,7 @@ def test_notify_wakes_exactly_n(mod, n):
     awake = [t.name for t in rest if not _asleep_on_the_condition(t, m)]
     assert len(woken) == n and not awake, (
         f"notify({n}) woke {len(woken) + len(awake)} of {total} waiters")
-    with inside(m):
+    with entered(m):
         cond.notify_all()
     join_all(threads, timeout=5)
     assert sorted(woken) == list(range(total))
@@ -115,19 +115,19 @@ def test_never_calls_a_threading_condition_event_or_barrier(mod):
     sys.setprofile(watch)
     try:
         m, cond, woken, threads = _sleepers(mod, 2)  # waits with a timeout
-        with inside(m):
+        with entered(m):
             cond.notify()
             cond.notify_all()
             cond.wait(timeout=0.01)
         join_all(threads, timeout=5)
 
         def sleeper():
-            with inside(m):
+            with entered(m):
                 cond.wait()  # and without one
 
         threads = [start_thread(sleeper) for _ in range(2)]
         wait_until_asleep(threads, inside="wait")
-        with inside(m):
+        with entered(m):
             cond.notify_all()
         join_all(threads, timeout=5)
     finally:
@@ -146,12 +146,12 @@ def test_a_notify_that_picks_a_waiter_as_it_times_out_is_not_lost(mod):
     answer = []
 
     def waiter():
-        with inside(m):
+        with entered(m):
             answer.append(cond.wait(timeout=0.2))
 
     t = start_thread(waiter)
     wait_until_asleep([t], inside="wait")
-    with inside(m):  # the waiter gave the monitor up; its timeout runs out while we hold it
+    with entered(m):  # the waiter gave the monitor up; its timeout runs out while we hold it
         wait_until(lambda: asleep(t) and not _asleep_on_the_condition(t, m),
                    what="the waiter's timeout to run out (it then waits for the monitor)")
         cond.notify()  # it is still queued: this notify picks it
@@ -165,10 +165,10 @@ def test_notify_with_nobody_waiting_is_not_remembered(mod):
     """A notify before anyone waits wakes nobody later (unlike a semaphore's V)."""
     m = mod.Monitor()
     cond = mod.SemCondition(m)
-    with inside(m):
+    with entered(m):
         cond.notify()
         cond.notify_all()
-    with inside(m):
+    with entered(m):
         t0 = time.monotonic()
         assert cond.wait(timeout=0.1) is False
         assert time.monotonic() - t0 >= 0.09
@@ -180,11 +180,11 @@ def test_wait_gives_the_monitor_up_and_takes_it_back(mod):
     inside = []
 
     def notifier():
-        with inside(m):  # possible only if wait() released the monitor
+        with entered(m):  # possible only if wait() released the monitor
             inside.append("notifier")
             cond.notify()
 
-    with inside(m):
+    with entered(m):
         t = start_thread(notifier)
         assert cond.wait(timeout=5) is True
         inside.append("waiter")
@@ -197,18 +197,18 @@ def test_wait_gives_the_monitor_up_and_takes_it_back(mod):
 def test_timed_out_waiter_does_not_swallow_a_later_notify(mod):
     m = mod.Monitor()
     cond = mod.SemCondition(m)
-    with inside(m):
+    with entered(m):
         assert cond.wait(timeout=0.02) is False
     m2, cond2, woken, threads = m, cond, [], []
 
     def sleeper():
-        with inside(m2):
+        with entered(m2):
             if cond2.wait(timeout=10):
                 woken.append(1)
 
     threads.append(start_thread(sleeper))
     wait_until_asleep(threads, inside="wait")
-    with inside(m2):
+    with entered(m2):
         cond2.notify()
     join_all(threads, timeout=5)
     assert woken == [1], "a notify was lost: it went to a waiter that had already timed out"
@@ -227,7 +227,7 @@ def test_no_lost_wakeup_under_a_tiny_switch_interval(mod):
 
         def player(me):
             for _ in range(rounds):
-                with inside(m):
+                with entered(m):
                     while state["turn"] != me:
                         cond.wait(timeout=5)
                     state["turn"] = 1 - me
@@ -250,7 +250,7 @@ def test_wait_with_no_time_left_returns_at_once(mod):
     answers = []
 
     def waiter():
-        with inside(m):
+        with entered(m):
             answers.append(cond.wait(timeout=0))
             answers.append(cond.wait(timeout=-1))
 
