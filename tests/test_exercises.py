@@ -317,6 +317,7 @@ CAUGHT_BY = {
     "ex2_picked_waiter_says_timeout":
         "test_a_notify_that_picks_a_waiter_as_it_times_out_is_not_lost",
     "ex3_idle_means_over": "test_a_robot_that_was_idle_held_back_never_reads_as_over",
+    "full_closed_put_waits": "test_put_on_a_full_closed_frontier_raises_closed_at_once",
 }
 
 

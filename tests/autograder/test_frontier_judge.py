@@ -279,3 +279,37 @@ def test_get_many_takes_at_most_r_for_every_r(graded):
             f"get_many({r}) on a frontier holding {size} URLs returned {len(got)} URLs "
             f"({got[:3]}...): it must take min(r, len) of them, the oldest first")
         assert len(f) == size - len(got), f"after get_many({r}) len() is {len(f)}"
+
+
+def test_put_on_a_full_closed_frontier_raises_closed_at_once(graded):
+    """Full *and* closed: a new ``put`` (with or without a timeout) or ``put_many`` raises
+    ``Closed`` at once; it does not sleep for room that, once closed, nobody promises."""
+    from tests.helpers import join_all, start_thread
+
+    f = frontier.create(graded, capacity=2)
+    f.put("a")
+    f.put("b")
+    f.close()
+    ended: list = []
+
+    def call(what, fn) -> None:
+        try:
+            fn()
+            ended.append((what, "returned"))
+        except Exception as e:  # noqa: BLE001 - which exception it was is the check
+            ended.append((what, type(e).__name__))
+
+    threads = [start_thread(call, "put(c, timeout=3)", lambda: f.put("c", timeout=3)),
+               start_thread(call, "put(d)", lambda: f.put("d")),
+               start_thread(call, "put_many([e])", lambda: f.put_many([("e", 0.0)]))]
+    for t in threads:
+        t.join(1.5)  # "at once": well before the 3 s timeout
+    late, so_far = [t for t in threads if t.is_alive()], list(ended)
+    while f.get_many(10):  # frees any put still asleep, so that no thread outlives the check
+        pass
+    join_all(threads, timeout=10)
+    assert not late, (f"{len(late)} put(s) on a full, closed frontier were still asleep after "
+                      f"1.5 s (ended by then: {so_far}): a put after close() must raise Closed "
+                      "at once, full or not")
+    wrong = [(what, how) for what, how in ended if how != "Closed"]
+    assert not wrong, f"on a full, closed frontier {wrong[0][0]} {wrong[0][1]}, not Closed"
