@@ -318,6 +318,7 @@ CAUGHT_BY = {
         "test_a_notify_that_picks_a_waiter_as_it_times_out_is_not_lost",
     "ex3_idle_means_over": "test_a_robot_that_was_idle_held_back_never_reads_as_over",
     "full_closed_put_waits": "test_put_on_a_full_closed_frontier_raises_closed_at_once",
+    "poll_on_closed_says_empty": "test_a_poll_answers_like_a_wait",
 }
 
 

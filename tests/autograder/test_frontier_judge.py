@@ -313,3 +313,27 @@ def test_put_on_a_full_closed_frontier_raises_closed_at_once(graded):
                       "at once, full or not")
     wrong = [(what, how) for what, how in ended if how != "Closed"]
     assert not wrong, f"on a full, closed frontier {wrong[0][0]} {wrong[0][1]}, not Closed"
+
+
+def test_a_poll_answers_like_a_wait(graded):
+    """``timeout=0`` (a poll) gives the answers a wait would: ``Empty``/``Full`` while open,
+    the URLs left after ``close()``, then ``None`` (closed and drained), never ``Empty``."""
+    f = frontier.create(graded, capacity=1)
+    with pytest.raises(frontier.Empty):
+        got = f.get(timeout=0)
+        pytest.fail(f"get(timeout=0) on an empty open frontier returned {got!r}: Empty")
+    f.put("a")
+    with pytest.raises(frontier.Full):
+        f.put("b", timeout=0)
+    f.close()
+
+    def answer(timeout: float):
+        try:
+            return f.get(timeout=timeout)
+        except frontier.Empty:
+            return "Empty"
+
+    answers = [answer(t) for t in (0, 0, -1, 0.05)]
+    assert answers == ["a", None, None, None], (
+        f"after close() with one URL left, get(timeout=0), get(timeout=0), get(timeout=-1), "
+        f"get(timeout=0.05) gave {answers}: the URL, then None (closed and drained) to each")
