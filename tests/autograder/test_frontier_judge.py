@@ -299,17 +299,20 @@ def test_put_on_a_full_closed_frontier_raises_closed_at_once(graded):
         except Exception as e:  # noqa: BLE001 - which exception it was is the check
             ended.append((what, type(e).__name__))
 
-    threads = [start_thread(call, "put(c, timeout=3)", lambda: f.put("c", timeout=3)),
+    threads = [start_thread(call, "put(c, timeout=20)", lambda: f.put("c", timeout=20)),
                start_thread(call, "put(d)", lambda: f.put("d")),
                start_thread(call, "put_many([e])", lambda: f.put_many([("e", 0.0)]))]
+    import time
+
+    deadline = time.monotonic() + 4  # "at once": long before the 20 s timeout, however busy
     for t in threads:
-        t.join(1.5)  # "at once": well before the 3 s timeout
+        t.join(max(0.0, deadline - time.monotonic()))
     late, so_far = [t for t in threads if t.is_alive()], list(ended)
     while f.get_many(10):  # frees any put still asleep, so that no thread outlives the check
         pass
     join_all(threads, timeout=10)
     assert not late, (f"{len(late)} put(s) on a full, closed frontier were still asleep after "
-                      f"1.5 s (ended by then: {so_far}): a put after close() must raise Closed "
+                      f"4 s (ended by then: {so_far}): a put after close() must raise Closed "
                       "at once, full or not")
     wrong = [(what, how) for what, how in ended if how != "Closed"]
     assert not wrong, f"on a full, closed frontier {wrong[0][0]} {wrong[0][1]}, not Closed"
