@@ -319,6 +319,7 @@ CAUGHT_BY = {
     "ex3_idle_means_over": "test_a_robot_that_was_idle_held_back_never_reads_as_over",
     "full_closed_put_waits": "test_put_on_a_full_closed_frontier_raises_closed_at_once",
     "poll_on_closed_says_empty": "test_a_poll_answers_like_a_wait",
+    "careful_only_when_watched": "test_history[0]",
 }
 
 
