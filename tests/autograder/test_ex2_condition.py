@@ -241,6 +241,21 @@ def test_no_lost_wakeup_under_a_tiny_switch_interval(mod):
         sys.setswitchinterval(old)
 
 
+@pytest.mark.parametrize("timeout", [0.05, 0.3])
+def test_a_timed_out_wait_waited_its_time(mod, timeout):
+    """Nobody notifies: ``wait(timeout=T)`` returns False, and not before ``T`` has passed (a
+    wait that gives up early says "timed out" before it did)."""
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    with entered(m):
+        start = time.monotonic()
+        answer = cond.wait(timeout=timeout)
+        waited = time.monotonic() - start
+    assert answer is False, f"wait(timeout={timeout}) with nobody notifying returned {answer!r}"
+    assert waited >= timeout - 0.002, (
+        f"wait(timeout={timeout}) gave up after {waited:.3f} s, before its timeout")
+
+
 def test_wait_with_no_time_left_returns_at_once(mod):
     """``wait(timeout=0)`` (or a negative timeout) does not sleep: it gives the monitor up and
     back and returns False at once (``if timeout:`` instead of ``is not None`` sleeps for
