@@ -166,7 +166,7 @@ class GraderPolicy(_Generated):
     and dunders every exercise may use."""
 
     def lines(self) -> list[str]:
-        from exercises.policy import BUILTINS, DUNDERS, EXERCISES
+        from exercises.policy import BUILTINS, DUNDERS, EXERCISES, VALUES
 
         rows = [["exercise", "may import (module: names)", "also"]]
         for e in EXERCISES.values():
@@ -180,7 +180,11 @@ class GraderPolicy(_Generated):
         return [*_list_table(rows, "22 50 28"), "",
                 "Builtins every exercise may use: "
                 + ", ".join(f"``{b}``" for b in sorted(BUILTINS)) + ".", "",
-                "Dunder names allowed: " + ", ".join(f"``{d}``" for d in sorted(DUNDERS)) + "."]
+                "Dunder names allowed: " + ", ".join(f"``{d}``" for d in sorted(DUNDERS)) + ".",
+                "", "Imported names that may be stored or passed on as values: "
+                + ", ".join(f"``{v}``" for v in sorted(VALUES)) + "; any other imported name "
+                "(a class, a ``typing`` form) may only be called, subclassed, raised, caught, "
+                "compared, used in ``isinstance`` or an annotation."]
 
 
 class KitLeaveOut(_Generated):

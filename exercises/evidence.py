@@ -35,6 +35,7 @@ from collections.abc import Iterable
 
 from exercises.noise import noise
 from exercises.policy import HIDDEN
+from frontier.contract import FrontierStats
 
 __all__ = ["PLANS", "execute", "hidden_shapes", "make_plans", "needs_evidence", "verify"]
 
@@ -92,11 +93,45 @@ def _plan(shape: dict, nonce: str) -> dict:
 # In the child: run a plan
 
 
+def _counter(name: str) -> property:
+    """A counter of :class:`FrontierStats` whose every read offers a thread switch."""
+    def read(self):
+        value = self.__dict__[name]
+        time.sleep(0)  # give the others a turn between reading the counter and writing it
+        return value
+
+    def write(self, value) -> None:
+        self.__dict__[name] = value
+
+    return property(read, write)
+
+
+class _SwitchingStats(FrontierStats):
+    """The frontier's own :class:`FrontierStats` object, made to offer a thread switch at each
+    read of ``puts``/``gets``: ``stats.puts += 1`` outside the lock then loses updates in every
+    plan, whether or not noise runs (a file that times itself to tell noise apart, and is
+    careful only then, still shows its race). The grader's code, not the file's: nothing in the
+    file is traced or slowed. Same identity, same fields, same ``repr``."""
+
+    puts = _counter("puts")
+    gets = _counter("gets")
+
+
+_SwitchingStats.__name__ = _SwitchingStats.__qualname__ = "FrontierStats"
+
+
+def _switching_counters(f) -> None:
+    stats = getattr(f, "stats", None)
+    if type(stats) is FrontierStats:
+        stats.__class__ = _SwitchingStats
+
+
 def execute(plan: dict, make, files: Iterable[str] = ()) -> dict:
     """Run ``plan`` on the frontier ``make(capacity)`` gives; the log the judge verifies. A plan
     with ``noise`` runs with switches offered at random bytecodes of ``files`` (the graded
     file: :mod:`exercises.noise`)."""
     f = make(plan["capacity"])
+    _switching_counters(f)
     logs: list[list] = []
     pending: dict[str, list] = {}
     lock = threading.Lock()

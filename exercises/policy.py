@@ -49,6 +49,20 @@ FRAME_ATTRIBUTES = ("f_", "tb_", "gi_", "cr_", "ag_", "co_")
 """Attribute prefixes that walk frames, tracebacks, generators and code objects (a way out of
 the file's own names into the grader's); refused."""
 
+REFUSED_ATTRIBUTES = frozenset({"mro"})
+"""Attributes refused wherever they appear: ``C.mro()`` lists the classes ``C`` is built on,
+so a subclass of ``threading.Condition`` would hand the shared class over as a value."""
+
+VALUES = frozenset({"Lock", "RLock", "monotonic", "deque", "DEFAULT_CAPACITY",
+                    "check_capacity", "check_r", "check_priority", "annotations"})
+"""Imported names a file may use as values (store, pass, return): functions and immutable
+types or constants, which nobody can change. Every other imported name (a class such as
+``threading.Condition``, ``Closed`` or ``FrontierStats``, a ``typing`` form) is an object the
+grader's own code in the same process uses too: it may be called, subclassed, raised, caught,
+compared, used in ``isinstance``/``issubclass``, subscripted or written in an annotation, never
+bound to a name, passed, returned or put in a container (through which ``Condition.wait = ...``
+would change the grader's own threading)."""
+
 _TYPING = ("Any Optional Union Iterable Iterator Callable Generic TypeVar ClassVar Deque "
            "List Dict Tuple Set").split()
 _CONTRACT = ("DEFAULT_CAPACITY Closed Empty Full FrontierStats Frontier check_capacity check_r "

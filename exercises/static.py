@@ -31,7 +31,14 @@ import ast
 import builtins
 from pathlib import Path
 
-from exercises.policy import BUILTINS, DUNDERS, FRAME_ATTRIBUTES, Exercise
+from exercises.policy import (
+    BUILTINS,
+    DUNDERS,
+    FRAME_ATTRIBUTES,
+    REFUSED_ATTRIBUTES,
+    VALUES,
+    Exercise,
+)
 
 __all__ = ["SourceError", "check_source"]
 
@@ -54,6 +61,8 @@ class _Checker(ast.NodeVisitor):
         self.problems: list[str] = []
         self.modules: dict[str, str] = {}  # local name -> dotted module it is bound to
         self.imported: set[str] = set()  # local names bound by an import
+        self.shared: dict[str, str] = {}  # local name -> imported name it stands for
+        self.parents: dict[ast.AST, ast.AST] = {}
 
     def bad(self, node: ast.AST, what: str) -> None:
         self.problems.append(f"{self.file}:{getattr(node, 'lineno', 0)}: {what}")
@@ -70,6 +79,18 @@ class _Checker(ast.NodeVisitor):
         elif kind == "attribute" and name.startswith(FRAME_ATTRIBUTES):
             self.bad(node, f"attribute {name!r} is not allowed in {self.ex.key} (it reaches "
                            "frames, tracebacks or code objects)")
+        elif kind == "attribute" and name in REFUSED_ATTRIBUTES:
+            self.bad(node, f"attribute {name!r} is not allowed in {self.ex.key} (it hands "
+                           "over the classes a class is built on)")
+
+    def shared_value(self, node: ast.expr, name: str) -> None:
+        """``node`` stands for the imported object ``name``: unless it is one of the plain
+        :data:`~exercises.policy.VALUES`, it may only be used where it cannot be kept or
+        handed on (see :func:`_kept_safely`)."""
+        if name not in VALUES and not _kept_safely(node, self.parents):
+            self.bad(node, f"{name!r} is shared with the grader: it may be called, subclassed, "
+                           "raised, caught, compared, used in isinstance() or an annotation, "
+                           f"not stored or passed on, in {self.ex.key}")
 
     def allowed_names(self, module: str) -> list[str] | None:
         return self.ex.allowed.get(module)
@@ -108,6 +129,7 @@ class _Checker(ast.NodeVisitor):
             self.ident(node, alias.name, "name")
             self.ident(node, local, "name")
             self.imported.add(local)
+            self.shared[local] = alias.name
 
     # -- names and attributes ---------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
@@ -118,6 +140,8 @@ class _Checker(ast.NodeVisitor):
         elif not isinstance(node.ctx, ast.Load) and node.id in self.imported:
             self.bad(node, f"rebinding {node.id!r}, an imported name, is not allowed in "
                            f"{self.ex.key}")
+        elif node.id in self.shared:
+            self.shared_value(node, self.shared[node.id])
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.ident(node, node.attr, "attribute")
@@ -149,9 +173,14 @@ class _Checker(ast.NodeVisitor):
                 shown = f"from {module}: {', '.join(names)}" if names else "none"
                 self.bad(node, f"{module}.{part} is not allowed in {self.ex.key} (allowed "
                                f"{shown})")
-            elif i + 1 == len(parts) and not isinstance(node.ctx, ast.Load):
-                self.bad(node, f"assigning {module}.{part} changes an imported module; not "
-                               f"allowed in {self.ex.key}")
+            elif not isinstance(node.ctx, ast.Load):
+                self.bad(node, f"assigning {'.'.join([module, *parts[i:]])} changes an "
+                               f"imported module or class; not allowed in {self.ex.key}")
+            elif i + 1 == len(parts):
+                self.shared_value(node, part)
+            else:
+                for rest in parts[i + 1:]:
+                    self.ident(node, rest, "attribute")
             return
         self.bad(node, f"module {module!r} may only be used as {module}.NAME with an allowed "
                        f"NAME, not as a value, in {self.ex.key}")
@@ -190,6 +219,37 @@ class _Checker(ast.NodeVisitor):
         pass
 
 
+def _kept_safely(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether the expression ``node`` is used where its value cannot be kept or handed on:
+    called, an attribute read on it, a base class, raised, caught, compared, an argument of
+    ``isinstance``/``issubclass``, subscripted, or inside an annotation or a subscript."""
+    parent = parents.get(node)
+    while isinstance(parent, ast.Tuple):  # (Closed, Empty) in except / isinstance
+        node, parent = parent, parents.get(parent)
+    if isinstance(parent, ast.Call):
+        if parent.func is node:
+            return True
+        return (isinstance(parent.func, ast.Name) and parent.func.id in ("isinstance",
+                "issubclass") and node in parent.args[1:])
+    if isinstance(parent, ast.Attribute | ast.Compare | ast.Raise | ast.ExceptHandler):
+        return True
+    if isinstance(parent, ast.ClassDef):
+        return node in parent.bases
+    if isinstance(parent, ast.Subscript) and (parent.value is node
+                                              or isinstance(parent.ctx, ast.Load)):
+        return True  # C[...] makes a new object; x[C] only looks up (never stores C)
+    while parent is not None:  # an annotation anywhere above
+        if isinstance(parent, ast.arg | ast.AnnAssign) and parent.annotation is node:
+            return True
+        if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef) and parent.returns is node:
+            return True
+        if isinstance(parent, ast.Subscript) and parent.slice is node and isinstance(
+                parent.ctx, ast.Load):
+            return True
+        node, parent = parent, parents.get(parent)
+    return False
+
+
 def _dotted(node: ast.AST) -> str | None:
     """``a.b.c`` for an attribute chain rooted at a plain name, else ``None``."""
     parts = []
@@ -217,6 +277,8 @@ def check_source(path: Path, exercise: Exercise, shown_as: str | None = None) ->
     except ValueError as exc:  # e.g. a NUL byte
         raise SourceError(f"{shown}: cannot be parsed ({exc})") from None
     checker = _Checker(exercise, shown)
+    checker.parents = {child: parent for parent in ast.walk(tree)
+                       for child in ast.iter_child_nodes(parent)}
     checker.visit(tree)
     defined = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     if exercise.obj not in defined:

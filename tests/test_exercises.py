@@ -115,7 +115,11 @@ def test_a_cheat_is_never_graded_pass(cheat, file):
     needs_frontrun(key)
     rc, out = grade(CHEATS / cheat, key)
     assert rc == 1 and re.search(rf"^{key} .* FAIL", out, re.M), out
-    assert "PASS" not in out and "Traceback" not in out.split("first failing")[0], out
+    # nothing but the verdict starts a line, and no line reads as a verdict of PASS (a file's
+    # own exception text is shown only indented, after "what broke:")
+    assert not re.search(r"^\s*ex\d\b.*\bPASS\b", out, re.M), out
+    assert all(line.startswith(" ") for line in out.splitlines()[1:] if line), out
+    assert "Traceback" not in out.split("first failing")[0], out
     assert len(out.splitlines()) <= 40, out
 
 
@@ -306,6 +310,17 @@ CAUGHT_BY = {
     "ex3_guess_after_quiet": "test_a_robot_held_back_never_reads_as_over",
     "ex4_partial_send": "test_a_bad_destination",
     "ex4_barrier_timeout": "test_a_slow_worker_is_waited_for",
+    # the second adversarial reading
+    "get_many_one_too_many": "test_get_many_takes_at_most_r_for_every_r",
+    "plain_wait_restarts_timeout": "test_timeouts_are_kept_across_spurious_wake_ups",
+    "ex2_notify_one_more": "test_notify_wakes_exactly_n[3]",
+    "ex2_picked_waiter_says_timeout":
+        "test_a_notify_that_picks_a_waiter_as_it_times_out_is_not_lost",
+    "ex3_idle_means_over": "test_a_robot_that_was_idle_held_back_never_reads_as_over",
+    "full_closed_put_waits": "test_put_on_a_full_closed_frontier_raises_closed_at_once",
+    "poll_on_closed_says_empty": "test_a_poll_answers_like_a_wait",
+    "careful_only_when_watched": "test_history[0]",
+    "ex2_wait_gives_up_early": "test_a_timed_out_wait_waited_its_time",
 }
 
 

@@ -67,6 +67,17 @@ REFUSED = {
     "from collections import deque\ndeque = list": "rebinding 'deque'",
     "def f(self):\n    return self.frontier._lock": "a private attribute may only be read",
     "from collections import deque\nx = deque._x": "a private attribute may only be read",
+    # a class shared with the grader, changed or handed on (the second adversarial reading)
+    "threading.Condition.wait = None": "assigning threading.Condition.wait changes",
+    "del threading.Semaphore.acquire": "assigning threading.Semaphore.acquire changes",
+    "C = threading.Condition": "'Condition' is shared with the grader",
+    "from threading import Condition as C\nx = C": "'Condition' is shared with the grader",
+    "from frontier.contract import FrontierStats\nS = [FrontierStats]": "'FrontierStats' is shared",
+    "def f():\n    return threading.Semaphore": "'Semaphore' is shared with the grader",
+    "def f(c=threading.Condition):\n    pass": "'Condition' is shared with the grader",
+    "x = None or threading.Condition": "'Condition' is shared with the grader",
+    "from frontier.contract import Closed\nd = {}\nd[Closed] = 1": "'Closed' is shared",
+    "class C(threading.Condition):\n    pass\n\n\nx = C.mro()": "attribute 'mro'",
 }
 
 
@@ -79,14 +90,22 @@ def test_the_static_check_refuses(tmp_path, snippet):
 
 ALLOWED = [
     "from collections import deque\nfrom collections.abc import Iterable",
-    "import collections.abc\nx = collections.abc.Iterable",
+    "import collections.abc\nx = isinstance(1, collections.abc.Iterable)",
     "x = threading.Condition(threading.Lock())",
     "from frontier.contract import Closed, Empty, Full, FrontierStats, check_r",
     "def f(self):\n    self._lock = threading.Lock()\n    self.stats.puts += 1",
-    "import frontier.contract\nx = frontier.contract.Closed",
+    "import frontier.contract\nx = frontier.contract.Closed('x')",
     "def f(w):\n    return w._sem",
     "def __len__(self):\n    return len(self._urls)",
     "x = sorted(min(1, 2) for _ in range(3))",
+    "import time\n_ = (threading.Lock, time.monotonic)",
+    "from frontier.contract import Closed, Empty\n\n\ndef f(x, d):\n"
+    "    if isinstance(x, (Closed, Empty)) or x is Closed or d[Closed]:\n"
+    "        raise Closed('x')\n    try:\n        pass\n    except (Closed, Empty):\n"
+    "        raise Empty from None",
+    "def f(self, c: threading.Condition) -> threading.Condition | None:\n"
+    "    self.x: threading.Semaphore = threading.Semaphore(0)",
+    "class C(threading.Condition):\n    pass",
 ]
 
 

@@ -10,11 +10,23 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
 from tests.conftest import load_exercise
 from tests.helpers import asleep, join_all, start_thread, wait_until, wait_until_asleep
+
+
+@contextmanager
+def entered(monitor):
+    """``with monitor:`` without trusting the monitor's ``__exit__`` (the file's own code): its
+    answer is ignored, so an ``__exit__`` that returns True cannot swallow a failed check."""
+    monitor.__enter__()
+    try:
+        yield monitor
+    finally:
+        monitor.__exit__(None, None, None)
 
 
 @pytest.fixture
@@ -30,7 +42,7 @@ def _sleepers(mod, n):
     woken: list[int] = []
 
     def sleeper(i):
-        with m:
+        with entered(m):
             if cond.wait(timeout=10):
                 woken.append(i)
 
@@ -59,32 +71,104 @@ def test_not_built_on_threading_condition(mod):
             "build it from semaphores, not from threading.Condition/Event")
 
 
-def test_notify_wakes_exactly_n(mod):
-    m, cond, woken, threads = _sleepers(mod, 5)
-    with m:
-        cond.notify(2)
-    wait_until(lambda: len(woken) >= 2 and sum(t.is_alive() for t in threads) <= 3,
-               what="notify(2) waking two waiters")
-    # Quiescent now: the two woken ones are gone and nobody holds the monitor, so a third
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_notify_wakes_exactly_n(mod, n):
+    """``notify(n)`` with ``n + 3`` waiters wakes ``n`` of them, for several ``n`` (one that
+    wakes an extra waiter only from some ``n`` on is caught too)."""
+    total = n + 3
+    m, cond, woken, threads = _sleepers(mod, total)
+    with entered(m):
+        cond.notify(n)
+    wait_until(lambda: len(woken) >= n and sum(t.is_alive() for t in threads) <= total - n,
+               what=f"notify({n}) waking {n} waiters")
+    # Quiescent now: the woken ones are gone and nobody holds the monitor, so one more
     # waiter that was woken too is running, or notified and not yet running: not asleep.
     rest = [t for t in threads if t.is_alive()]
     awake = [t.name for t in rest if not _asleep_on_the_condition(t, m)]
-    assert len(woken) == 2 and not awake, (
-        f"notify(2) woke {len(woken) + len(awake)} of 5 waiters")
-    with m:
+    assert len(woken) == n and not awake, (
+        f"notify({n}) woke {len(woken) + len(awake)} of {total} waiters")
+    with entered(m):
         cond.notify_all()
     join_all(threads, timeout=5)
-    assert sorted(woken) == list(range(5))
+    assert sorted(woken) == list(range(total))
+
+
+def test_never_calls_a_threading_condition_event_or_barrier(mod):
+    """No code of the file calls a method of :class:`threading.Condition`, ``Event`` or
+    ``Barrier``, however the object was reached (one held inside a ``Semaphore`` included):
+    every call made while waiters sleep, are notified and time out is watched."""
+    import inspect
+
+    graded = inspect.getsourcefile(mod)
+    used: list[str] = []
+
+    def watch(frame, event, arg):
+        if event != "call" or frame.f_code.co_filename != threading.__file__:
+            return
+        caller = frame.f_back
+        name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
+        if (caller is not None and caller.f_code.co_filename == graded
+                and name.split(".")[0] in ("Condition", "Event", "Barrier")):
+            used.append(f"{name} (line {caller.f_lineno})")
+
+    threading.setprofile(watch)
+    sys.setprofile(watch)
+    try:
+        m, cond, woken, threads = _sleepers(mod, 2)  # waits with a timeout
+        with entered(m):
+            cond.notify()
+            cond.notify_all()
+            cond.wait(timeout=0.01)
+        join_all(threads, timeout=5)
+
+        def sleeper():
+            with entered(m):
+                cond.wait()  # and without one
+
+        threads = [start_thread(sleeper) for _ in range(2)]
+        wait_until_asleep(threads, inside="wait")
+        with entered(m):
+            cond.notify_all()
+        join_all(threads, timeout=5)
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+    assert not used, (f"the file calls {used[0]}: build the condition from semaphores, not "
+                      "from threading.Condition/Event/Barrier")
+
+
+def test_a_notify_that_picks_a_waiter_as_it_times_out_is_not_lost(mod):
+    """A waiter whose timeout ran out while the notifier held the monitor, and whom the
+    notifier then picked, was notified: its ``wait`` returns True (returning False loses
+    that notify, as no other waiter got it)."""
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    answer = []
+
+    def waiter():
+        with entered(m):
+            answer.append(cond.wait(timeout=0.2))
+
+    t = start_thread(waiter)
+    wait_until_asleep([t], inside="wait")
+    with entered(m):  # the waiter gave the monitor up; its timeout runs out while we hold it
+        wait_until(lambda: asleep(t) and not _asleep_on_the_condition(t, m),
+                   what="the waiter's timeout to run out (it then waits for the monitor)")
+        cond.notify()  # it is still queued: this notify picks it
+    join_all([t], timeout=5)
+    assert answer == [True], (
+        "a waiter picked by notify() as its timeout ran out returned False: that notify "
+        "was lost (nobody else was woken)")
 
 
 def test_notify_with_nobody_waiting_is_not_remembered(mod):
     """A notify before anyone waits wakes nobody later (unlike a semaphore's V)."""
     m = mod.Monitor()
     cond = mod.SemCondition(m)
-    with m:
+    with entered(m):
         cond.notify()
         cond.notify_all()
-    with m:
+    with entered(m):
         t0 = time.monotonic()
         assert cond.wait(timeout=0.1) is False
         assert time.monotonic() - t0 >= 0.09
@@ -96,11 +180,11 @@ def test_wait_gives_the_monitor_up_and_takes_it_back(mod):
     inside = []
 
     def notifier():
-        with m:  # possible only if wait() released the monitor
+        with entered(m):  # possible only if wait() released the monitor
             inside.append("notifier")
             cond.notify()
 
-    with m:
+    with entered(m):
         t = start_thread(notifier)
         assert cond.wait(timeout=5) is True
         inside.append("waiter")
@@ -113,18 +197,18 @@ def test_wait_gives_the_monitor_up_and_takes_it_back(mod):
 def test_timed_out_waiter_does_not_swallow_a_later_notify(mod):
     m = mod.Monitor()
     cond = mod.SemCondition(m)
-    with m:
+    with entered(m):
         assert cond.wait(timeout=0.02) is False
     m2, cond2, woken, threads = m, cond, [], []
 
     def sleeper():
-        with m2:
+        with entered(m2):
             if cond2.wait(timeout=10):
                 woken.append(1)
 
     threads.append(start_thread(sleeper))
     wait_until_asleep(threads, inside="wait")
-    with m2:
+    with entered(m2):
         cond2.notify()
     join_all(threads, timeout=5)
     assert woken == [1], "a notify was lost: it went to a waiter that had already timed out"
@@ -143,7 +227,7 @@ def test_no_lost_wakeup_under_a_tiny_switch_interval(mod):
 
         def player(me):
             for _ in range(rounds):
-                with m:
+                with entered(m):
                     while state["turn"] != me:
                         cond.wait(timeout=5)
                     state["turn"] = 1 - me
@@ -157,6 +241,21 @@ def test_no_lost_wakeup_under_a_tiny_switch_interval(mod):
         sys.setswitchinterval(old)
 
 
+@pytest.mark.parametrize("timeout", [0.05, 0.3])
+def test_a_timed_out_wait_waited_its_time(mod, timeout):
+    """Nobody notifies: ``wait(timeout=T)`` returns False, and not before ``T`` has passed (a
+    wait that gives up early says "timed out" before it did)."""
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    with entered(m):
+        start = time.monotonic()
+        answer = cond.wait(timeout=timeout)
+        waited = time.monotonic() - start
+    assert answer is False, f"wait(timeout={timeout}) with nobody notifying returned {answer!r}"
+    assert waited >= timeout - 0.002, (
+        f"wait(timeout={timeout}) gave up after {waited:.3f} s, before its timeout")
+
+
 def test_wait_with_no_time_left_returns_at_once(mod):
     """``wait(timeout=0)`` (or a negative timeout) does not sleep: it gives the monitor up and
     back and returns False at once (``if timeout:`` instead of ``is not None`` sleeps for
@@ -166,7 +265,7 @@ def test_wait_with_no_time_left_returns_at_once(mod):
     answers = []
 
     def waiter():
-        with m:
+        with entered(m):
             answers.append(cond.wait(timeout=0))
             answers.append(cond.wait(timeout=-1))
 

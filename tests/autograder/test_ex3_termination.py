@@ -145,15 +145,21 @@ def test_crawl_fetches_everything_once_and_stops(Detector, robots):
 WINDOWS = ["get-took", "took-will_put", "will_put-put", "put-finished"]
 
 
-def held_back(Detector, window: str, looks: int = 5_000) -> None:  # noqa: N803 (a class)
+def held_back(Detector, window: str, looks: int = 5_000,  # noqa: N803 (a class)
+              idle_first: bool = False) -> None:
     """Robot A takes the seed and is held at ``window`` of its loop (an event, not a sleep)
     until robot B has asked ``is_over()`` ``looks`` times (taking without waiting between two
     looks, and saying ``idle`` when there was nothing); B must never hear "over" meanwhile. A
-    detector that guesses (looks, waits, looks again, or counts quiet looks) hears it here."""
+    detector that guesses (looks, waits, looks again, or counts quiet looks) hears it here.
+    ``idle_first``: robot A said ``idle`` once before its ``get`` (its previous get timed out
+    just before the seed went in), so that a detector reading "every robot said idle" as
+    "over" hears it too."""
     f = frontier.create("coarse")
     det = Detector(2, f)
     det.will_put(1)
     f.put("0")
+    if idle_first:
+        det.idle(0)
     asked = 0
     enough = threading.Event()
     wrong: list[str] = []
@@ -205,6 +211,13 @@ def held_back(Detector, window: str, looks: int = 5_000) -> None:  # noqa: N803 
 @pytest.mark.parametrize("window", WINDOWS)
 def test_a_robot_held_back_never_reads_as_over(Detector, window):
     held_back(Detector, window)
+
+
+@pytest.mark.parametrize("window", WINDOWS)
+def test_a_robot_that_was_idle_held_back_never_reads_as_over(Detector, window):
+    """The same, robot A having said ``idle`` before it took the seed: idleness is not
+    termination while a robot holds a URL (it may have got one since it said idle)."""
+    held_back(Detector, window, idle_first=True)
 
 
 def test_explored_no_schedule_reads_as_over_while_work_is_left(Detector):

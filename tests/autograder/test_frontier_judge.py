@@ -202,10 +202,31 @@ def test_timeouts_are_kept_across_spurious_wake_ups(graded, op, monkeypatch):
         monkeypatch.setattr(module, "threading", restless)
     if getattr(module, "Condition", None) is threading.Condition:
         monkeypatch.setattr(module, "Condition", _RestlessCondition)
+    # However the file reaches Condition or its wait (a name of its own, the plain function
+    # called on the object): every Condition its code makes is also notified every 5 ms.
+    files, made, stop = graded_files(graded), [], threading.Event()
+    plain_init = threading.Condition.__init__
+
+    def recording_init(self, *args, **kwargs):
+        plain_init(self, *args, **kwargs)
+        if sys._getframe(1).f_code.co_filename in files:
+            made.append(self)
+
+    def shake() -> None:
+        while not stop.wait(0.005):
+            for c in list(made):
+                if c.acquire(timeout=0.05):
+                    try:
+                        c.notify_all()
+                    finally:
+                        c.release()
+
+    monkeypatch.setattr(threading.Condition, "__init__", recording_init)
     f = frontier.create(graded, capacity=1)
     if op == "put":
         f.put("u")
     error, ended = (frontier.Empty if op == "get" else frontier.Full), []
+    shaker = start_thread(shake)
 
     def call() -> None:
         try:
@@ -216,8 +237,9 @@ def test_timeouts_are_kept_across_spurious_wake_ups(graded, op, monkeypatch):
     t = start_thread(call)
     t.join(10)  # a timeout restarted at every wake-up never ends: 10 s is fifty timeouts
     kept = not t.is_alive()
+    stop.set()
     f.close()  # frees a waiter that never timed out
-    join_all([t], timeout=10)
+    join_all([t, shaker], timeout=10)
     assert kept, (f"{op}(timeout=0.2) had not returned after 10 s of spurious wake-ups: the "
                   "timeout starts again at each wake-up (compute the deadline once)")
     assert ended and isinstance(ended[0], error), (
@@ -241,3 +263,80 @@ def test_put_many_waits_for_room_for_each_url(graded):
         "wait for room before each URL")
     join_all([t], timeout=5)
     assert f.get_many(10) == ["b", "c"]
+
+
+def test_get_many_takes_at_most_r_for_every_r(graded):
+    """For every ``r`` from 1 to one past a full frontier (and a huge one): ``get_many(r)``
+    hands out ``min(r, len)`` URLs, the oldest first, and leaves the rest inside. Every ``r``,
+    not a few: a ``get_many`` that takes one too many only from some ``r`` on is caught."""
+    size = 24
+    for r in [*range(1, size + 2), 10**6]:
+        f = frontier.create(graded, capacity=size)
+        urls = [f"u{i}" for i in range(size)]
+        f.put_many([(u, 0.0) for u in urls])
+        got = list(f.get_many(r))
+        assert got == urls[:r], (
+            f"get_many({r}) on a frontier holding {size} URLs returned {len(got)} URLs "
+            f"({got[:3]}...): it must take min(r, len) of them, the oldest first")
+        assert len(f) == size - len(got), f"after get_many({r}) len() is {len(f)}"
+
+
+def test_put_on_a_full_closed_frontier_raises_closed_at_once(graded):
+    """Full *and* closed: a new ``put`` (with or without a timeout) or ``put_many`` raises
+    ``Closed`` at once; it does not sleep for room that, once closed, nobody promises."""
+    from tests.helpers import join_all, start_thread
+
+    f = frontier.create(graded, capacity=2)
+    f.put("a")
+    f.put("b")
+    f.close()
+    ended: list = []
+
+    def call(what, fn) -> None:
+        try:
+            fn()
+            ended.append((what, "returned"))
+        except Exception as e:  # noqa: BLE001 - which exception it was is the check
+            ended.append((what, type(e).__name__))
+
+    threads = [start_thread(call, "put(c, timeout=20)", lambda: f.put("c", timeout=20)),
+               start_thread(call, "put(d)", lambda: f.put("d")),
+               start_thread(call, "put_many([e])", lambda: f.put_many([("e", 0.0)]))]
+    import time
+
+    deadline = time.monotonic() + 4  # "at once": long before the 20 s timeout, however busy
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+    late, so_far = [t for t in threads if t.is_alive()], list(ended)
+    while f.get_many(10):  # frees any put still asleep, so that no thread outlives the check
+        pass
+    join_all(threads, timeout=10)
+    assert not late, (f"{len(late)} put(s) on a full, closed frontier were still asleep after "
+                      f"4 s (ended by then: {so_far}): a put after close() must raise Closed "
+                      "at once, full or not")
+    wrong = [(what, how) for what, how in ended if how != "Closed"]
+    assert not wrong, f"on a full, closed frontier {wrong[0][0]} {wrong[0][1]}, not Closed"
+
+
+def test_a_poll_answers_like_a_wait(graded):
+    """``timeout=0`` (a poll) gives the answers a wait would: ``Empty``/``Full`` while open,
+    the URLs left after ``close()``, then ``None`` (closed and drained), never ``Empty``."""
+    f = frontier.create(graded, capacity=1)
+    with pytest.raises(frontier.Empty):
+        got = f.get(timeout=0)
+        pytest.fail(f"get(timeout=0) on an empty open frontier returned {got!r}: Empty")
+    f.put("a")
+    with pytest.raises(frontier.Full):
+        f.put("b", timeout=0)
+    f.close()
+
+    def answer(timeout: float):
+        try:
+            return f.get(timeout=timeout)
+        except frontier.Empty:
+            return "Empty"
+
+    answers = [answer(t) for t in (0, 0, -1, 0.05)]
+    assert answers == ["a", None, None, None], (
+        f"after close() with one URL left, get(timeout=0), get(timeout=0), get(timeout=-1), "
+        f"get(timeout=0.05) gave {answers}: the URL, then None (closed and drained) to each")
