@@ -201,6 +201,10 @@ def spread(ratios: list[float]) -> dict:
 def main(argv=None) -> int:
     lab = Lab("crawl-parsers", __doc__, argv, extra=_flags)
     max_pages = lab.args.max_pages or (QUICK_PAGES if lab.quick else FULL_PAGES)
+    if lab.args.replot:  # the parser comparison's figure from its CSV; nothing measured
+        rows = lab.rows("crawl-parsers", list)
+        _parsers_results(lab, rows, max(r["pages"] for r in rows), None, write=False)
+        return lab.done()
     rounds = lab.args.rounds or 3
     limits = {"lxml": max_pages,
               "bs4": min(max_pages, BS4_QUICK_PAGES) if lab.quick else max_pages}
@@ -355,8 +359,10 @@ def report_ceiling(lab: Lab, rows: list[dict]) -> None:
               f"{med['bound_of_ceiling']:.2f}")
 
 
-def _parsers_results(lab: Lab, rows: list[dict], max_pages: int, mirrors: int) -> None:
-    """The parser comparison's CSVs, summary lines and figure."""
+def _parsers_results(lab: Lab, rows: list[dict], max_pages: int, mirrors: int | None,
+                     write: bool = True) -> None:
+    """The parser comparison's CSVs (unless ``write`` is false: a re-plot keeps the measured
+    ones), summary lines and figure; ``mirrors`` ``None`` when not known (a re-plot)."""
     for r in rows:
         r["cpu_ms_per_page"] = 1000 * (r["cpu_user_s"] + r["cpu_sys_s"]) / max(r["pages"], 1)
 
@@ -376,7 +382,8 @@ def _parsers_results(lab: Lab, rows: list[dict], max_pages: int, mirrors: int) -
                                      and r["threads"] == SCRAPY_CONCURRENCY else float("nan"))
     rows.sort(key=lambda r: (r["parser"] == "scrapy", r["parser"] == "bs4", r["threads"],
                              r["round"]))
-    lab.write_csv(rows)
+    if write:
+        lab.write_csv(rows)
     lab.table(rows, ["crawler", "threads", "round", "pages", "pages_per_s", "vs_own_1_thread",
                      "vs_scrapy_same_round", "cpu_user_s", "cpu_sys_s", "cpu_ms_per_page",
                      "parse_ms_per_page", "errors"])
@@ -396,13 +403,15 @@ def _parsers_results(lab: Lab, rows: list[dict], max_pages: int, mirrors: int) -
               f"{ratio['min']:.1f}x to {ratio['max']:.1f}x; Scrapy {scrapy_rate:.0f} pages/s); "
               f"target >= 3x: {'met' if ratio['median'] >= 3 else 'MISSED'}; the papers give "
               "no Scrapy figure")
-        lab.write_csv([{"rounds": len(scrapy_by_round), "pages": max_pages,
-                        "crawlab_lxml16_pages_per_s": lxml16,
-                        "scrapy16_pages_per_s": scrapy_rate,
-                        "ratio_median": ratio["median"], "ratio_min": ratio["min"],
-                        "ratio_max": ratio["max"]}], stem="crawl-parsers-vs-scrapy")
+        if write:
+            lab.write_csv([{"rounds": len(scrapy_by_round), "pages": max_pages,
+                            "crawlab_lxml16_pages_per_s": lxml16,
+                            "scrapy16_pages_per_s": scrapy_rate,
+                            "ratio_median": ratio["median"], "ratio_min": ratio["min"],
+                            "ratio_max": ratio["max"]}], stem="crawl-parsers-vs-scrapy")
 
-    fig, axes = lab.figure(f"Real-HTML crawl ({mirrors} mirrors of a Sphinx book): median "
+    served = f"{mirrors} mirrors" if mirrors else "mirrors"
+    fig, axes = lab.figure(f"Real-HTML crawl ({served} of a Sphinx book): median "
                            "of the rounds, min-max", "robot threads", "", ncols=2)
     colors = {"lxml": "C0", "bs4": "C3", "scrapy": "C2"}
 
@@ -425,7 +434,9 @@ def _parsers_results(lab: Lab, rows: list[dict], max_pages: int, mirrors: int) -
     for ax in axes:
         ax.set_xscale("log", base=2)
         ax.set_xticks(THREADS, [str(t) for t in THREADS])
-        ax.legend(fontsize=8)
+    axes[0].legend(fontsize=8, loc="center left")
+    axes[1].set_ylim(0, axes[1].get_ylim()[1] * 1.45)  # room above the lines for the legend
+    axes[1].legend(fontsize=8, loc="upper left", ncol=2)
     axes[0].set_yscale("log")
     lab.save(fig)
 
