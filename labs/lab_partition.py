@@ -190,7 +190,7 @@ def main(argv=None) -> int:
         fig, (a1, a2, a3) = lab.figure(
             f"Site partitioning, topical web ({topical.n_pages:,} pages, "
             f"{topical.n_sites:,} sites)", "K (crawlers)", "messages", ncols=3,
-            size=(10.5, 4.6))
+            size=(10.5, 5.6))
         styles = {"page-hash": "s-", "site-hash": "o-", "hypergraph": "^-"}
         for method, style in styles.items():
             mine = [r for r in rows if r["web"] == "topical" and r["method"] == method]
@@ -214,7 +214,8 @@ def main(argv=None) -> int:
         for ax in (a1, a2, a3):
             ax.set_xscale("log", base=2)
             ax.set_xticks(KS, [str(k) for k in KS])
-            ax.legend(fontsize=7)
+            # below the axes: every panel's lines start at K = 4, where a legend inside sat
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
         lab.save(fig)
     return lab.done()
 
