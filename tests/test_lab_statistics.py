@@ -115,9 +115,11 @@ def test_bsp_speedup_runs_every_crawler_equally_and_compares_medians(tmp_path, m
              ("mpi", 2): iter([8.0, 8.0, 8.0])}
     scrapy = iter([100.0, 1.0, 2.0])
 
-    def fake_bsp(seeds, procs, part_dir, backend="processes"):
+    def fake_bsp(seeds, procs, part_dir, backend="processes", server=None):
+        cpu = {f"{role}_{unit}": 1.0 for role in ("workers", "coordinator", "server")
+               for unit in ("cpu_s", "cpu_ms_per_page")}
         return {"pages": 1, "seconds": 1.0, "pages_per_s": next(rates[(backend, procs)]),
-                "supersteps": 1, "startup_seconds": 0.0, "errors": 0}
+                "supersteps": 1, "startup_seconds": 0.0, "errors": 0, **cpu}
 
     def fake_scrapy(seeds, scratch):
         return {"pages": 1, "seconds": 1.0, "pages_per_s": next(scrapy), "supersteps": "",
