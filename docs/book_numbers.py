@@ -31,77 +31,187 @@ OUT = RESULTS / "numbers.inc"
 # measurement of ours (a setting, a version, a paper's number, a goal).
 PAGES = {
     "exercises/autograder.rst": {
+        "64": "limits of the judge (64 MiB, capacities 1 to 64), settings",
         "5%": "a setting: the noise's chance per bytecode (exercises.evidence.PUBLIC)",
     },
     "instructor/answers.rst": {
+        "10": "settings (R, capacities) and powers of ten",
+        "100": "settings (R, sleepers)",
+        "99": "worked arithmetic",
+        "15": "the generated web's links per page, a setting",
+        "50": "the re-check interval in ms, a setting",
+        "30": "a capacity, a setting",
+        "36": "sys.getsizeof of a 64-bit int, a constant of CPython",
+        "16": "bytes of a set slot, and GB in a question",
+        "27": "worked arithmetic: 16/0.6",
+        "56": "sys.getsizeof of a tuple, a constant of CPython",
+        "24": "sys.getsizeof of a float, a constant of CPython",
+        "320": "worked arithmetic: P x R",
         "0.1": "a setting (switch interval) and worked arithmetic",
         "99 %": "a model estimate: 20 ms of waiting against about 0.1 ms of Python a page",
-        "60 %": "CPython's set load factor", "0.6": "the same load factor, in arithmetic",
+        "60 %": "CPython's set load factor",
+        "0.6": "the same load factor, in arithmetic",
         "1 %": "worked arithmetic",
-        "3.11": "a Python version", "3.13": "a Python version",
+        "3.11": "a Python version",
+        "3.13": "a Python version",
     },
     "instructor/plunge-and-gil.rst": {
+        "plunged": "the paper's result",
+        "60": "the paper's setting: twice its capacity 30",
+        "30": "the paper's capacity",
+        "10": "a setting: a capacity",
+        "20": "a setting: a capacity",
+        "50": "a setting: the re-check interval in ms",
         "0.8": "the threshold that defines the onset (labs.lab_crawl_capacity.onset)",
-        "0.6": "the quick mode's slice, a setting", "3.13": "a Python version",
+        "0.6": "the quick mode's slice, a setting",
+        "3.13": "a Python version",
     },
     "handouts/frontier-bench.rst": {},
-    "handouts/crawl-parsers.rst": {"3×": "the target set for the comparison (a goal)",
-                                   "0.8": "the issue's target against the ceiling (a goal)",
-                                   "3.13": "a Python version", "3.14": "a Python version",
-                                   "3.11": "a Python version",
-                                   "15 %": "PEP 779's stated single-thread target"},
-    "handouts/crawl-timelines.rst": {"5%": "the target set for the cost of recording"},
-    "free-threaded.rst": {"3.13": "a Python version", "3.14": "a Python version",
-                          "1.8×": "the issue's goal for sliced", "1.4×": "the goal for lockfree",
-                          "0.74": "the goal for lockfree, a share of the ceiling",
-                          "0.95": "the goal for sliced, a share of the ceiling",
-                          "1.6×": "the lab's threshold for a machine too busy to judge",
-                          "1.0×": "the goal for a single lock: below it",
-                          "1.0": "the CPU efficiency of no added cost, a definition",
-                          "1.1": "the lab's threshold for starved 1-thread cells"},
-    "frontiers.rst": {"3.13": "a Python version"},
-    "glossary.rst": {"3.13": "a Python version"},
-    "index.rst": {"3.10": "a Python version"},
-    "instructor/grading.rst": {"3.10": "a Python version"},
-    "scheduler.rst": {"0.05": "the default of --noise, a setting",
-                      "95 %": "the confidence PCT's run count is computed for, a setting"},
+    "handouts/crawl-parsers.rst": {
+        "16": "a setting: requests in flight or threads",
+        "400": "a setting: the quick mode's pages",
+        "15": "PEP 779's stated target (15 %) and worker counts",
+        "3×": "the target set for the comparison (a goal)",
+        "0.8": "the issue's target against the ceiling (a goal)",
+        "3.13": "a Python version",
+        "3.14": "a Python version",
+        "3.11": "a Python version",
+        "15 %": "PEP 779's stated single-thread target",
+    },
+    "handouts/crawl-timelines.rst": {
+        "5%": "the target set for the cost of recording",
+    },
+    "free-threaded.rst": {
+        "120": "pytest's per-test limit, a setting",
+        "64": "a setting: the model's cut",
+        "3.13": "a Python version",
+        "3.14": "a Python version",
+        "1.8×": "the issue's goal for sliced",
+        "1.4×": "the goal for lockfree",
+        "0.74": "the goal for lockfree, a share of the ceiling",
+        "0.95": "the goal for sliced, a share of the ceiling",
+        "1.6×": "the lab's threshold for a machine too busy to judge",
+        "1.0×": "the goal for a single lock: below it",
+        "1.0": "the CPU efficiency of no added cost, a definition",
+        "1.1": "the lab's threshold for starved 1-thread cells",
+    },
+    "frontiers.rst": {
+        "3.13": "a Python version",
+        "30": "the default capacity, a setting",
+    },
+    "glossary.rst": {
+        "3.13": "a Python version",
+    },
+    "index.rst": {
+        "3.10": "a Python version",
+    },
+    "instructor/grading.rst": {
+        "600": "a setting: the grader's time limit in s",
+        "3.10": "a Python version",
+    },
+    "scheduler.rst": {
+        "100": "a setting: histories per frontier (LINEARIZE_RUNS)",
+        "0.05": "the default of --noise, a setting",
+        "95 %": "the confidence PCT's run count is computed for, a setting",
+    },
     "handouts/crawl-quality.rst": {},
-    "handouts/crawl-capacity.rst": {"0.8": "the threshold that defines the onset"},
-    "handouts/bsp-failures.rst": {"10 %": "the paper's 'below 10 %'"},
-    "handouts/bsp-rx.rst": {"1 %": "a threshold of the search", "5 %": "a threshold"},
-    "handouts/bsp-speedup.rst": {"1 %": "a question's threshold",
-                                 "1.6×": "the issue's target for P = 2 (a goal)"},
-    "handouts/crawl-threads.rst": {"1.5": "the quick slice, a setting",
-                                   "0.05": "a latency setting", "0.25": "the warm-up, a setting"},
-    "handouts/crawl-memory.rst": {"3.11": "a Python version"},
-    "handouts/crawl-races.rst": {"0.1": "a switch interval setting", "3.11": "a Python version",
-                                 "3.13": "a Python version"},
-    "handouts/bsp-dynamic.rst": {"3.1": "the paper's Algorithm 3.1", "1.5": "a setting",
-                                 "10 %": "a checkpoint of the metric", "50 %": "a checkpoint",
-                                 "1.0": "coverage 1.0, a requirement"},
+    "handouts/crawl-capacity.rst": {
+        "plunged": "the paper's result (its Figures 16-18)",
+        "50": "a setting: the re-check interval in ms",
+        "20": "the full mode's duration in minutes, an estimate",
+        "100": "a question's setting",
+        "0.8": "the threshold that defines the onset",
+    },
+    "handouts/bsp-failures.rst": {
+        "10 %": "the paper's 'below 10 %'",
+    },
+    "handouts/bsp-rx.rst": {
+        "1 %": "a threshold of the search",
+        "5 %": "a threshold",
+    },
+    "handouts/bsp-speedup.rst": {
+        "1 %": "a question's threshold",
+        "1.6×": "the issue's target for P = 2 (a goal)",
+    },
+    "handouts/crawl-threads.rst": {
+        "50": "worked arithmetic: T/L with L = 20 ms",
+        "3,200": "worked arithmetic: T/L with L = 20 ms",
+        "1.5": "the quick slice, a setting",
+        "0.05": "a latency setting",
+        "0.25": "the warm-up, a setting",
+    },
+    "handouts/crawl-memory.rst": {
+        "70": "a setting: the generated URLs' length",
+        "150": "the target in bytes per URL (a goal)",
+        "16": "a question's setting (16 GB)",
+        "3.11": "a Python version",
+    },
+    "handouts/crawl-races.rst": {
+        "0.1": "a switch interval setting",
+        "3.11": "a Python version",
+        "3.13": "a Python version",
+    },
+    "handouts/bsp-dynamic.rst": {
+        "64": "a setting to try (batch)",
+        "3.1": "the paper's Algorithm 3.1",
+        "1.5": "a setting",
+        "10 %": "a checkpoint of the metric",
+        "50 %": "a checkpoint",
+        "1.0": "coverage 1.0, a requirement",
+    },
     "web.rst": {
-        "0.85": "a default of the generator", "96 %": "the papers' datasets (75 to 96 %)",
-        "0.2": "a worked example, not a measurement", "0.1": "a worked example",
-        "1.7": "a parameter of the generator", "1.1": "a parameter of the generator",
+        "75": "the papers' datasets (75 to 96 %)",
+        "40": "worked example (Little's law)",
+        "120": "worked example (Little's law)",
+        "200": "a setting: injected latency in ms",
+        "96": "the size of the test pages in KB, a setting",
+        "16": "a setting: KB per page, threads",
+        "50": "a setting and a fact of RFC 9309",
+        "500": "RFC 9309's 500 KiB",
+        "0.85": "a default of the generator",
+        "96 %": "the papers' datasets (75 to 96 %)",
+        "0.2": "a worked example, not a measurement",
+        "0.1": "a worked example",
+        "1.7": "a parameter of the generator",
+        "1.1": "a parameter of the generator",
         "0.05": "a setting in an example command and a fault rate",
     },
     "bsp.rst": {
+        "32": "a setting: P = 4 to 32",
+        "1,000": "a setting: the error tolerance",
+        "10,000": "a setting: the error tolerance",
         "10 %": "the paper's 'below 10 %' (Figure 6)",
         "5 %": "a threshold of the binary search (the paper's statement)",
-        "6.19 %": "the paper's Table 1", "3.44 %": "the paper's Table 1",
-        "2.50 %": "the paper's Table 1", "0.82 %": "the paper's Table 1",
+        "6.19 %": "the paper's Table 1",
+        "3.44 %": "the paper's Table 1",
+        "2.50 %": "the paper's Table 1",
+        "0.82 %": "the paper's Table 1",
         "1.0": "coverage 1.0, a requirement (every page)",
         "3.1": "the paper's Algorithm 3.1",
     },
     "partitioning.rst": {
+        "50": "an estimate of a message's size in bytes",
+        "75": "the papers' datasets (75 to 96 %)",
+        "40,000": "a setting: the quick web",
+        "2,000": "a setting: the quick web",
+        "64": "a setting: topics, K",
+        "31": "worked arithmetic: sites per part",
+        "1,500": "a setting: the simulated web",
+        "40": "a setting: its sites",
+        "200": "a question's setting",
         "87.4 %": "the paper's google crawl (Table 1 of the paper)",
         "5 %": "the balance constraint given to the partitioners (a setting)",
         "96 %": "real webs keep 75 to 96 % of links intra-site: the papers' datasets",
         "90 %": "a setting: topic locality 0.9",
-        "0.5": "a setting of the exercise", "0.7": "a setting of the exercise",
-        "0.9": "a setting of the exercise", "1.0": "a setting of the exercise",
+        "0.5": "a setting of the exercise",
+        "0.7": "a setting of the exercise",
+        "0.9": "a setting of the exercise",
+        "1.0": "a setting of the exercise",
     },
     "priority.rst": {
+        "slowest": "a definition (a superstep waits for its slowest slice)",
+        "2,000": "a question's setting",
+        "20": "worked arithmetic",
         "0.8": "the paper's QH/CBT (Figure 9's 'about 20% more')",
         "20%": "the paper's words",
         "0.95": "the paper's Table 1",
@@ -111,19 +221,102 @@ PAGES = {
         "3.1": "a section number of the paper",
         "3.2": "a section number of the paper",
     },
+    "building.rst": {
+        "800": "the page width the tables are made for, a setting",
+    },
+    "durability.rst": {
+        "64": "a setting: group commit of 64 pages",
+    },
+    "exercises/ex3-termination.rst": {
+        "300": "a setting of the grader's crawl",
+        "10": "a setting: the switch interval in µs",
+        "20": "a setting: the grader's time limit in s",
+    },
+    "exercises/ex4-bsp-exchange.rst": {
+        "10": "a setting: the switch interval in µs",
+    },
+    "instructor/dpor.rst": {
+        "40": "worked arithmetic",
+        "30": "a capacity, a setting",
+    },
+    "instructor/solutions.rst": {
+        "slowest": "a definition (the slowest worker of a superstep)",
+    },
+    "mutation.rst": {
+        "4,000": "a setting: where a check's output is cut",
+        "4,001": "a setting: where a check's output is cut",
+    },
 }
 TYPED = re.compile(r"(?<![\w.|])\d+(?:\.\d+)?(?:x\b|×|\s?%)|(?<![\w.|])\d+\.\d+(?!\.?\d)"
                    r"|(?<![\w.|])(?:\d+(?:\.\d+)?\s+to\s+)?\d+(?:\.\d+)?\s+times\b"
                    r"|~\s?\d+")
+# Whole numbers a page types by hand: a count of 10 or more, one written with a thousands
+# separator (``12,345``) or a run of slash-separated counts (``3/249/254``). Not: a year, a
+# setting written as an assignment (``R = 1,000``, ``K = 64``), a power (``10^6``, ``2**63``),
+# a section or issue reference, nor a thread count (``16 threads``: the command's parameter).
+WHOLE = re.compile(r"(?<![\w.,/|=^*#§-])(?<!= )(?<!\*\*)"
+                   r"(?:\d{1,3}(?:,\d{3})+|\d+(?:/\d+){2,}|\d{2,})"
+                   r"(?![\w/%×^*\\-]|[.,]\d|\s?%)"
+                   r"(?!\s+(?:threads?|robots?|processes|cores?|workers?)\b)")
+YEAR = re.compile(r"(?:19|20)\d\d")
+REFERENCE = re.compile(r"(?:\b(?:Figures?|Tables?|Sections?|[Ii]ssues?|RFC|PEP|Algorithm|Chapter)"
+                       r"|\d,?|-|\band)\s*$")
+# Words that state a shape or a ranking of a measurement: they come from a substitution that
+# computes them from the CSV (``|ft_gainers|``), or the page's PAGES entry says why not (a
+# paper's result, a definition).
+SHAPES = re.compile(r"\b(?:scal(?:es|ed|ing) linearly|linear speed-?up|twice as (?:fast|slow)"
+                    r"|half as fast|plunges|plunged|all (?:lose|gain|win)"
+                    r"|every (?:frontier|line) (?:loses|gains|rises)|no (?:line|frontier) "
+                    r"(?:rises|gains)|fastest|slowest)\b", re.I)
+# Directives whose body is code or data, not prose.
+CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "literalinclude", "parsed-literal",
+                   "math", "highlight", "doctest", "testcode", "testoutput")
+
+
+def prose(text: str) -> str:
+    """``text`` without code literals, roles (``:pep:`779```), substitutions, directive lines
+    and their options, literal blocks (after ``::``) and code directives' bodies."""
+    text = re.sub(r"``[^`]*``", "", text)
+    text = re.sub(r":[a-z:-]+:`[^`]*`", "", text)
+    text = re.sub(r"\|[a-z0-9_]+\|", "", text)
+    kept, skip_indent = [], None
+    for line in text.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if skip_indent is not None:
+            if not line.strip() or indent > skip_indent:
+                continue
+            skip_indent = None
+        stripped = line.strip()
+        if stripped.startswith(".. "):
+            name = re.match(r"\.\. ([\w-]+)::", stripped)
+            if name and name.group(1) in CODE_DIRECTIVES or stripped.endswith("::") and not name:
+                skip_indent = indent
+            elif name is None and not stripped.startswith(".. |"):
+                skip_indent = indent  # a comment: its indented lines too
+            continue
+        if re.match(r":[\w-]+:(\s|$)", stripped) and indent:
+            skip_indent = indent  # a directive's option, with its continuation lines
+            continue
+        if stripped.endswith("::"):
+            skip_indent = indent
+            line = line.rstrip()[:-2]
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def typed_numbers(text: str) -> list[str]:
-    """Decimals, ratios and percentages typed in ``text``, outside code literals, directive
-    lines and substitutions (``|name|``)."""
-    text = re.sub(r"``[^`]*``", "", text)
-    text = re.sub(r"\|[a-z0-9_]+\|", "", text)
-    lines = [line for line in text.splitlines() if not line.lstrip().startswith(".. ")]
-    return [" ".join(m.split()) for m in TYPED.findall("\n".join(lines))]
+    """Decimals, ratios, percentages, whole-number counts and shape or ranking words typed in
+    ``text``, outside code (literals, literal blocks, code directives), directive lines and
+    options, roles and substitutions (``|name|``)."""
+    body = prose(text)
+    found = [(m.start(), " ".join(m.group().split())) for m in TYPED.finditer(body)]
+    taken = [range(m.start(), m.end()) for m in TYPED.finditer(body)]
+    found += [(m.start(), m.group()) for m in WHOLE.finditer(body)
+              if not YEAR.fullmatch(m.group()) and not any(m.start() in r for r in taken)
+              and not REFERENCE.search(body[max(0, m.start() - 12):m.start()])]
+    found += [(m.start(), m.group().lower()) for m in SHAPES.finditer(body)]
+    return [t for _, t in sorted(found)]
+
 
 Rows = list[dict[str, str]]
 
@@ -760,6 +953,16 @@ def _fb_simple_vs_best(rows: Rows) -> str:
     order = "an order of magnitude" if min(xs) >= 10 else "several times"
     return (f"{order} faster than every frontier here ({min(xs):.0f} to {max(xs):.0f} times "
             "the fastest)")
+
+
+def _fb_slowest(rows: Rows) -> str:
+    """frontier-bench: the two frontiers (not the baselines) slowest per pair at one thread."""
+    baselines = ("queue.Queue", "queue.SimpleQueue", "deque per thread")
+    one = {f: _median(rows, "pairs_per_second", frontier=f, threads="1")
+           for f in {r["frontier"] for r in rows} - set(baselines)}
+    a, b = sorted(one, key=one.get)[:2]
+    return (f"the slowest per pair at one thread in the micro-benchmark are ``{a}`` and "
+            f"``{b}``, {one[a]:,.0f} and {one[b]:,.0f} pairs/s")
 
 
 def _cr_count(frontier: str) -> Callable[[Rows], str]:
@@ -1506,6 +1709,8 @@ NUMBERS = [
     Number("cp_lxml_trend", "crawl-parsers", "crawl-parsers", _cp_trend("lxml"),
            "the lxml crawl from 1 thread to the most: pages/s and CPU per page"),
     Number("cr_machine", "crawl-races", "crawl-races", _machine, "the run's machine"),
+    Number("fb_slowest", "frontier-bench", "frontier-bench", _fb_slowest,
+           "the two frontiers slowest per pair at one thread (medians)"),
     Number("fb_fine_coarse", "frontier-bench", "frontier-bench", _fb_over("fine", "coarse"),
            "fine over coarse, 2 threads and more"),
     Number("fb_simple", "frontier-bench", "frontier-bench", _fb_simple,

@@ -78,6 +78,35 @@ def test_every_page_quotes_only_generated_numbers(book_numbers):
         assert typed == [], f"{page} types measured-looking numbers by hand: {typed}"
 
 
+BOGUS = ("\nThe ``lockfree`` frontier scales linearly: 123456 pairs per second at one thread,\n"
+         "12,345 at two, twice as fast as ``coarse``; the counts were 3/249/254/461\n"
+         "interleavings, and past 64 robots every frontier plunges (they all lose).\n")
+
+
+@pytest.mark.parametrize("page", ["scheduler.rst", "free-threaded.rst",
+                                  "handouts/frontier-bench.rst", "instructor/answers.rst"])
+def test_a_bogus_sentence_on_a_page_fails_the_check(book_numbers, page):
+    """Mutation: a sentence of hand-typed whole numbers and shape words added to a page that
+    passes is caught, each number and word of it, whatever the page's allowances."""
+    allowed = book_numbers.PAGES.get(page, {})
+    text = (DOCS / page).read_text()
+    assert [t for t in book_numbers.typed_numbers(text) if t not in allowed] == []
+    typed = [t for t in book_numbers.typed_numbers(text + BOGUS) if t not in allowed]
+    assert typed == ["scales linearly", "123456", "12,345", "twice as fast", "3/249/254/461",
+                     "plunges", "all lose"], typed
+
+
+def test_settings_code_and_references_are_not_counts(book_numbers):
+    text = ("Run ``crawlab crawl --pages 5000 --threads 16`` at R = 1,000 and K = 64 with\n"
+            "16 threads and 32 robots, 10^6 URLs, 10\\ :sup:`6` keys, in 2026, Figure 10 of\n"
+            "the paper, issue 27, :pep:`779`, |fb_rise|, cpython#134761, 2**63::\n\n"
+            "   $ crawlab explore lockfree --bound 12345\n\n"
+            ".. code-block:: text\n\n   536 interleavings\n\n"
+            ".. image:: x.png\n   :alt: a line that plunges at 64\n         and 128 threads\n\n"
+            "but 15 pages are 15.\n")
+    assert book_numbers.typed_numbers(text) == ["15", "15"]
+
+
 def test_a_hand_typed_number_is_found(book_numbers):
     text = ("QH/BH is |pqc_qh_bh_10| at R = 10 and 0.87 at R = 1,000, ``3.4 R`` in code;\n"
             "the CBT ran at 0.74x, and 43 % fewer.\n.. image:: results/x-1.5.png\n"
