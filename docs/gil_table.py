@@ -3,9 +3,12 @@ as numbers, from the committed CSVs of ``crawlab lab gil-side-by-side``.
 
 For each workload and frontier: the 2-thread over 1-thread ratio of medians on each interpreter,
 the free-threaded rate over the GIL rate at one thread (scaling is not speed), the spread of the
-runs, and a computed verdict against the issue's goal for ``lockfree``. A last column is a
-*model*, labelled so: Amdahl's law fitted to the measured 2-thread speed-up without the GIL,
-extrapolated to 16 cores. Run by ``docs/regenerate_figures.py`` (render step); a test renders it
+runs, and the verdict on ``lockfree`` that the lab computes today
+(:func:`labs.lab_gil_side_by_side.lockfree_verdict`: its ratio as a share of the ceiling,
+``deque per thread``, of the same run; "cannot judge" when the CSV has no ceiling row). A
+last column is a *model*, labelled so: Amdahl's law fitted to the measured 2-thread speed-up
+without the GIL, extrapolated to 16 cores. Run by ``docs/regenerate_figures.py`` (render
+step); a test renders it
 again and compares.
 """
 
@@ -16,6 +19,7 @@ from pathlib import Path
 from papers_table import read_csv  # docs/ is on the path wherever this module is imported
 
 from labs.lab_frontier_bench import GOALS
+from labs.lab_gil_side_by_side import lockfree_verdict
 
 RESULTS = Path(__file__).resolve().parent / "results"
 LAB = "gil-side-by-side"
@@ -57,13 +61,9 @@ def render(results: Path = RESULTS) -> str:
                   f"({int(one['runs'])} runs)",
                   f"     - {model:.1f}x" if model else "     - no gain to extrapolate"]
     first = cells[0]
-    lf = by.get(("bench", "lockfree", "free-threaded"))
-    verdict = ""
-    if lf:
-        got = float(lf["t2_over_t1"])
-        verdict = (f" ``lockfree`` without the GIL, put+get pairs: 2 threads / 1 thread = "
-                   f"{got:.2f}x, {'meets' if got >= GOAL_LOCKFREE else 'is below'} the goal of "
-                   f"{GOAL_LOCKFREE}x set for this lab (an issue's goal, not a paper's).")
+    said = lockfree_verdict([{**r, "t2_over_t1": float(r["t2_over_t1"])} for r in ratios])
+    verdict = (f" The lab's verdict on ``lockfree`` (as it judges today: against the ceiling of "
+               f"the same run, an issue's goal, not a paper's): {said}." if said else "")
     pythons = sorted({(r["interpreter"], r["python"]) for r in cells})
     lines += ["", f"*Source: measured* by ``crawlab lab {LAB} --quick`` on {first['date']} at "
               f"commit ``{first['commit']}``, {first['machine_cores']} cores, "

@@ -255,3 +255,49 @@ def test_a_comparison_of_two_csvs_follows_both(book_numbers, tmp_path):
     assert book_numbers.values(copy)["tl_vary"].startswith("Without the GIL the crawls vary as "
                                                            "much")
     assert book_numbers.values(RESULTS)["tl_vary"] != book_numbers.values(copy)["tl_vary"]
+
+
+def test_the_ceiling_target_says_cannot_judge_when_the_load_voids_it(book_numbers, tmp_path):
+    """crawl-parsers: 'the target is met' beside 'no verdict' contradicted itself; a load above
+    the cores now gives 'cannot judge', and a quiet run is judged on its share."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    path = copy / "crawl-parsers" / "crawl-ceiling.csv"
+    busy = book_numbers.values(copy)
+    assert busy["cc_gil_target"].startswith("cannot judge (machine too busy")
+    _rewrite(path, lambda r: r.update(load_avg="0.5", of_ceiling="0.9"))
+    assert book_numbers.values(copy)["cc_gil_target"] == "met in this run"
+    _rewrite(path, lambda r: r.update(of_ceiling="0.5"))
+    assert book_numbers.values(copy)["cc_gil_target"] == "missed in this run"
+
+
+def test_the_ceiling_sentence_explains_a_starved_round(book_numbers, tmp_path):
+    """free-threaded: '1.83x on 1.23 CPUs' is explained round by round from frontier-bench.csv;
+    with no starved 1-thread cell the explanation names none."""
+    text = book_numbers.values(RESULTS)["ft_judged"]
+    assert "median of 5 rounds" in text and "round 4: 1.83x on 1.17 CPUs" in text
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    _rewrite(copy / "free-threaded" / "frontier-bench" / "frontier-bench.csv",
+             lambda r: r.update(cpu_seconds=r["seconds"] if r["threads"] == "1" else
+                                r["cpu_seconds"]))
+    assert "overstates" not in book_numbers.values(copy)["ft_judged"]
+
+
+def test_the_scrapy_target_follows_whether_the_csv_has_a_scrapy_row(book_numbers, tmp_path):
+    assert book_numbers.values(RESULTS)["bsp_scrapy"].startswith("this run has no Scrapy row")
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    path = copy / "bsp-speedup" / "summary.csv"
+    rows = list(csv.DictReader(path.open(newline="")))
+    rows.append({**rows[0], "crawler": "scrapy", "P": "1", "pages_per_s_median": "1"})
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert book_numbers.values(copy)["bsp_scrapy"].startswith("Scrapy ran at 1 pages/s")
+
+
+def test_the_gil_table_verdict_is_the_labs_verdict_of_today(book_numbers):
+    inc = (RESULTS / "gil-side-by-side" / "gil-side-by-side.inc").read_text()
+    assert "cannot judge" in inc and "goal of 1.4" not in inc
