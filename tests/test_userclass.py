@@ -323,3 +323,39 @@ def test_a_broken_students_ex1_is_refused_in_one_line(student_copy):
         result = crawlab(*args, cwd=student_copy)
         assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
         assert "BoundedFifo" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["explore", "linearize"])
+def test_explore_and_linearize_take_the_students_ex1_as_frontier_flag(command, student_copy):
+    """``--frontier FILE.py:CLASS``, the form of the labs and the grader, on both commands;
+    the positional form keeps working (above)."""
+    if command == "explore":
+        pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed")
+        args = ("explore", "--frontier", STUDENT_SPEC, "--scenario", "lost-update")
+    else:
+        args = ("linearize", "--frontier", STUDENT_SPEC, "--runs", "2", "--out", ".")
+    result = crawlab(*args, cwd=student_copy)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"{SOLUTION_NAME}")
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("exercises/nope.py:BoundedFifo", "no such file"),
+    ("exercises/ex1_bounded_fifo.py:Nope", "defines no 'Nope'"),
+    ("", "name a frontier"),
+])
+@pytest.mark.parametrize("command", ["explore", "linearize"])
+def test_a_missing_file_or_class_behind_frontier_flag_is_one_line(command, spec, says,
+                                                                  student_copy):
+    if command == "explore":
+        pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed")
+    args = [command, *(["--frontier", spec] if spec else []), "--out", "."]
+    result = crawlab(*args, cwd=student_copy)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert says in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["explore", "linearize"])
+def test_the_help_says_a_name_or_a_file(command):
+    result = crawlab(command, "--help")
+    assert "FILE.py:CLASS" in result.stdout and "--frontier" in result.stdout

@@ -57,9 +57,10 @@ def _error(message: str) -> int:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of ``crawlab explore``."""
+    from crawlers.cli.userfrontier import add_frontier_arguments
     from frontier.check.explore import DEFAULT_BOUND
 
-    p.add_argument("frontier", help="a registered frontier (see crawlab frontiers)")
+    add_frontier_arguments(p)
     p.add_argument("--scenario", help="one scenario (default: every one that applies)")
     p.add_argument("--bound", type=non_negative_int, default=DEFAULT_BOUND,
                    help=f"preemptions per interleaving (default {DEFAULT_BOUND})")
@@ -110,9 +111,12 @@ def _same(frontier: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """Explore (or replay) and report; the exit status."""
     import frontier
+    from crawlers.cli.userfrontier import missing_frontier
     from frontier.check import scenarios, trace
     from frontier.check.explore import ExploreError, explore, replay
 
+    if missing_frontier(args, "explore"):
+        return 2
     frontier.info(args.frontier)  # UnknownFrontier: one line, exit 2 (crawlab's main)
     if args.replay is not None:
         if args.scenario is not None:

@@ -37,9 +37,10 @@ def not_linearizable(name: str, seed: int, run: int, runs: int, reason: str) -> 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of ``crawlab linearize``."""
+    from crawlers.cli.userfrontier import add_frontier_arguments
     from frontier.check import linearize as lin
 
-    p.add_argument("frontier", help="a registered frontier (see crawlab frontiers)")
+    add_frontier_arguments(p)
     p.add_argument("--threads", type=positive_int, default=lin.DEFAULT_THREADS,
                    help=f"threads per history (default {lin.DEFAULT_THREADS})")
     p.add_argument("--ops", type=positive_int, default=lin.DEFAULT_OPS,
@@ -58,8 +59,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Record, check, draw the first bad history; the exit status."""
     import frontier
+    from crawlers.cli.userfrontier import missing_frontier
     from frontier.check import linearize as lin
 
+    if missing_frontier(args, "linearize"):
+        return BAD_INPUT
     frontier.info(args.frontier)
     if not args.out.is_dir():
         print(f"crawlab linearize: error: --out {args.out} is not a directory", file=sys.stderr)

@@ -11,7 +11,32 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-__all__ = ["install_source_check", "resolve_frontier_argument"]
+__all__ = ["add_frontier_arguments", "install_source_check", "missing_frontier",
+           "resolve_frontier_argument"]
+
+FRONTIER_HELP = ("a registered frontier's name (see crawlab frontiers) or your own class as "
+                 "FILE.py:CLASS")
+
+
+def add_frontier_arguments(p: argparse.ArgumentParser) -> None:
+    """The frontier of ``crawlab explore`` and ``crawlab linearize``: positional (``crawlab
+    explore lockfree``) or ``--frontier NAME|FILE.py:CLASS``, the form every lab and the
+    autograder take; both set ``args.frontier`` (``None`` when neither is given)."""
+    p.add_argument("frontier", nargs="?", default=argparse.SUPPRESS, metavar="FRONTIER",
+                   help=FRONTIER_HELP)
+    p.add_argument("--frontier", dest="frontier", default=None,
+                   metavar="NAME|FILE.py:CLASS", help=f"the same: {FRONTIER_HELP}")
+
+
+def missing_frontier(args: argparse.Namespace, command: str) -> bool:
+    """``True``, after one line on stderr, when neither form named a frontier."""
+    import sys
+
+    if getattr(args, "frontier", None):
+        return False
+    print(f"crawlab {command}: error: name a frontier: NAME or --frontier FILE.py:CLASS",
+          file=sys.stderr)
+    return True
 
 
 def install_source_check() -> bool:
