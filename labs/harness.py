@@ -160,7 +160,10 @@ def shared_note(m: Mapping[str, Any]) -> str:
 class Lab:
     """One run of one lab: its parsed flags, its results folder, its CSV and PNG writers.
 
-    ``extra`` adds lab-specific flags: a callable taking the :class:`argparse.ArgumentParser`.
+    ``extra`` adds lab-specific flags: a callable taking the :class:`argparse.ArgumentParser`;
+    ``title``, a callable taking the parsed flags, gives the header's first line when it
+    depends on them (default: the first line of ``doc``). A ``--frontier`` that names no
+    frontier is refused (one line) before the header is printed.
     """
 
     def __init__(
@@ -169,9 +172,9 @@ class Lab:
         doc: str | None,
         argv: Sequence[str] | None = None,
         extra: Any = None,
+        title: Any = None,
     ) -> None:
         self.name = name
-        self.title = (doc or name).strip().splitlines()[0]
         parser = OneLineParser(
             prog=f"crawlab lab {name}",
             description=doc,
@@ -196,6 +199,10 @@ class Lab:
         if extra is not None:
             extra(parser)
         self.args = parser.parse_args(argv)
+        chosen = getattr(self.args, "frontier", None)
+        if isinstance(chosen, list) and chosen:
+            frontier_names(chosen, ())  # a bad one: one line (ValueError), no header before it
+        self.title = title(self.args) if title else (doc or name).strip().splitlines()[0]
         self.quick: bool = self.args.quick
         self.seed: int = self.args.seed
         self.rng = random.Random(self.seed)

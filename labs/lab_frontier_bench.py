@@ -188,8 +188,15 @@ def _flags(parser) -> None:
     )
 
 
+def _title(args) -> str:
+    """The header's first line, with the thread counts this run measures."""
+    counts = sorted(set(args.threads or (QUICK_THREADS if args.quick else THREADS)))
+    return ("Frontier micro-benchmark: put+get pairs per second for every frontier at "
+            f"{', '.join(map(str, counts))} thread{'s' if counts != [1] else ''}")
+
+
 def main(argv=None) -> int:
-    lab = Lab("frontier-bench", __doc__, argv, extra=_flags)
+    lab = Lab("frontier-bench", __doc__, argv, extra=_flags, title=_title)
     if lab.args.from_csv is not None:
         return _replot(lab, lab.args.from_csv)
     chosen = frontier_names(lab.args.frontier, frontier.names())

@@ -122,3 +122,25 @@ def test_lab_reps_zero_is_refused_not_replaced(capsys):
     """``crawl-races --reps 0`` used to run the default number of crawls."""
     assert _status(["lab", "crawl-races", "--reps", "0", "--no-plot"]) == 2
     assert "--reps: must be a positive integer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--quick"], "at 1, 2, 4 threads"),
+    (["--quick", "--threads", "1"], "at 1 thread"),
+    ([], "at 1, 2, 4, 8, 16 threads"),
+])
+def test_the_frontier_bench_header_names_the_threads_it_runs(argv, says, tmp_path, capsys):
+    from labs.harness import Lab
+    from labs.lab_frontier_bench import _flags, _title
+
+    Lab("frontier-bench", "doc", [*argv, "--out", str(tmp_path)], extra=_flags, title=_title)
+    assert capsys.readouterr().out.splitlines()[0].endswith(says)
+
+
+@pytest.mark.parametrize("bad", ["nosuch", "missing/file.py:Klass"])
+def test_a_lab_refuses_a_bad_frontier_before_its_header(bad, tmp_path, capsys):
+    """One line on stderr, exit 2, and nothing on stdout: not the '#' header first."""
+    assert main(["lab", "frontier-bench", "--quick", "--no-plot", "--frontier", bad,
+                 "--out", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, (out, err)
