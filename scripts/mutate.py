@@ -61,6 +61,8 @@ _CRAWL_TESTS = ["tests/test_crawl.py"]
 _GRADER_TESTS = [
     "tests/test_grader_rules.py",
     "tests/test_exercises.py::test_two_exercises_one_failing_is_a_fail_and_every_suite_ran",
+    # the only test that kills a judge.suites() that drops a suite of the policy
+    "tests/test_exercises.py::test_every_suite_of_the_policy_contributes_checks",
     "tests/test_exercises.py::test_bad_input_is_one_line_and_exit_2",
     "tests/test_exercises.py::test_a_file_that_cannot_be_graded_is_one_line_and_exit_2",
     "tests/test_exercises.py::test_the_reference_holds_every_grader_scenario",

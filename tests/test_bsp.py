@@ -325,9 +325,36 @@ def test_bad_partition_files_are_one_line_and_exit_2(capsys, tmp_path, content, 
 
 
 def test_the_time_slice_stops_every_worker_together():
+    import time
+
+    start = time.monotonic()
     report = bsp(procs=2, robots=2, R=4, seconds=0.3, web=dict(latency=0.01))
+    took = time.monotonic() - start
     assert report.stopped_by == "time"
     assert 0 < report.pages_fetched < 300
+    # the time taken: start-up, the crawl and the teardown after it, each measured, disjoint
+    assert report.startup_seconds > 0 and report.teardown_seconds > 0
+    assert report.startup_seconds + report.seconds + report.teardown_seconds <= took + 0.001
+
+
+def test_a_ctrl_c_while_the_workers_start_is_the_interrupted_report(monkeypatch):
+    """The coordinator starts its workers inside the try that catches KeyboardInterrupt: a
+    Ctrl-C the moment they are started (before its own handler is installed) ends in the
+    'interrupted' report, the workers stopped, not in a traceback out of ``run_bsp``."""
+    from crawlers.bsp.transport import ProcessGroup
+
+    start = ProcessGroup.start
+
+    def start_then_interrupt(self, *args):
+        start(self, *args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ProcessGroup, "start", start_then_interrupt)
+    try:
+        report = bsp(procs=2, robots=2, R=4)
+    except KeyboardInterrupt:  # out of run_bsp: a test failure, not pytest's own Ctrl-C
+        pytest.fail("the KeyboardInterrupt escaped run_bsp")
+    assert report.stopped_by == "interrupted" and report.pages_fetched == 0
 
 
 def test_out_survives_ctrl_c(tmp_path):

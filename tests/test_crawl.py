@@ -298,6 +298,34 @@ def test_out_survives_an_interrupted_run(tmp_path):
     assert summary["pages_fetched"] == len(lines)
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("after", ["robot-0", "watchdog"])
+def test_a_ctrl_c_while_the_threads_start_is_the_interrupted_report(web, monkeypatch, after):
+    """A Ctrl-C that lands while the crawl starts its threads (here raised the moment the
+    first robot, or the last thread, has started: the same KeyboardInterrupt a SIGINT
+    raises in the main thread) ends in the 'interrupted' report with every started thread
+    joined, not in a traceback out of ``run``."""
+    import threading
+
+    class StartThenInterrupt(threading.Thread):
+        def start(self) -> None:
+            super().start()
+            if self.name == after:
+                raise KeyboardInterrupt
+
+    crawler = _crawler("monitor", 4, web, latency=0.01)
+    monkeypatch.setattr(threading, "Thread", StartThenInterrupt)
+    try:
+        report = crawler.run(seconds=30)
+    except KeyboardInterrupt:  # out of run: a test failure, not pytest's own Ctrl-C
+        pytest.fail("the KeyboardInterrupt escaped Crawler.run")
+    finally:
+        monkeypatch.undo()
+    assert report.stopped_by == "interrupted"
+    assert report.threads_unjoined == 0
+    assert report.pages_fetched < web.size
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -97,6 +97,7 @@ def test_bsp_time_slice_cuts_a_superstep_of_endless_fetches():
     assert report["stopped_by"] == "time"
     # the superstep in flight ends when the slice does (its exchange and vote after)
     assert report["seconds"] < 1.0 + 2 * GRACE, report["seconds"]
+    assert report["teardown_seconds"] < GRACE, report["teardown_seconds"]  # workers' exit
     assert report["fetches_cut"] >= 1 and report["pages_fetched"] == 0
 
 
@@ -115,6 +116,7 @@ def test_bsp_ctrl_c_cuts_the_workers_fetches():
     assert took < GRACE + 5.0, f"exit {took:.1f} s after Ctrl-C"  # workers' exit included
     report = json.loads(out)
     assert report["stopped_by"] == "interrupted" and report["fetches_cut"] == 2
+    assert report["teardown_seconds"] < GRACE, report["teardown_seconds"]
 
 
 # -- a crawl of the trapped web ----------------------------------------------------------------

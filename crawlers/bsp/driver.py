@@ -306,11 +306,13 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
             except KeyboardInterrupt:  # the second Ctrl-C
                 stopped_by = "interrupted"
             finally:
+                # the crawl ends here (every worker closed, or the second Ctrl-C); what
+                # follows, the workers' exit included, is the report's teardown_seconds
+                t_end = time.monotonic()
                 # after an orderly end (every worker closed) they are exiting: let them;
                 # after an error or a second Ctrl-C do not wait for them
                 orderly = not group.alive - group.closed
                 group.stop(timeout=10.0 if orderly else 0.0)
-            t_end = time.monotonic()
             t_start = started[0] if started else t_end
             report.startup_seconds = round(t_start - t_spawn, 4)
             report.killed = [{"rank": r, "exitcode": code,
@@ -323,6 +325,8 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
                 report.coverage = report.unique_pages / len(reached) if reached else None
                 report.coverage_basis = "discovered"
             intents.cleanup()
+        # the target closed too (its server, its fetchers): the time taken after the crawl
+        report.teardown_seconds = round(time.monotonic() - t_end, 4)
     finally:
         if own_sink:
             sink.close(report.as_json() if report.stopped_by else None)
@@ -408,7 +412,8 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
                 reason = worker.run()
             except Exception as exc:  # the other ranks would wait for this one forever
                 transport.abort(f"rank {transport.rank}: {type(exc).__name__}: {exc}")
-            elapsed = time.monotonic() - t0
+            t_end = time.monotonic()
+            elapsed = t_end - t0
             if root:
                 collector.report(report, elapsed, reason)
                 reached = sum(collector.claimed.values())
@@ -422,6 +427,8 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
                     # each earlier session lost at most the superstep after its last snapshot
                     restarts = sessions(config.state) - 1
                     report.refetch_bound = restarts * config.procs * config.R
+        # the worker's side and the target closed: the time taken after the crawl
+        report.teardown_seconds = round(time.monotonic() - t_end, 4)
     finally:
         if own_sink:
             sink.close(report.as_json() if report.stopped_by else None)

@@ -68,8 +68,13 @@ class BspReport:
     R: int
     backend: str
     partition: str
+    # seconds: the crawl, from the first round (every worker ready) to the last superstep's
+    # end; startup_seconds before it (processes backend: the workers' start); teardown_seconds
+    # after it (the workers' exit, the target closed, the counts of a failover), up to the
+    # report: their sum is the time the run took, less opening the target and the interpreter
     seconds: float = 0.0
     startup_seconds: float = 0.0
+    teardown_seconds: float = 0.0
     pages_fetched: int = 0
     unique_pages: int = 0
     duplicates: int = 0

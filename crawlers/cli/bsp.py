@@ -181,7 +181,8 @@ def print_report(r) -> None:
               f"{r.frontier}, {r.partition}, {r.backend}", show_header=False)
     rows = [
         ("stopped by", r.stopped_by),
-        ("seconds (start-up)", f"{r.seconds:.2f} ({r.startup_seconds:.2f})"),
+        ("seconds (start-up, teardown)",
+         f"{r.seconds:.2f} ({r.startup_seconds:.2f}, {r.teardown_seconds:.2f})"),
         ("supersteps", str(r.supersteps)),
         ("pages fetched N / unique I", f"{r.pages_fetched} / {r.unique_pages}"),
         ("overlap (N-I)/I", f"{r.overlap:.3f}"),

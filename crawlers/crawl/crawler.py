@@ -481,40 +481,41 @@ class Crawler:
         self._t0 = time.monotonic()
         seeds = [(u, self.opic.priority(u) if self.opic else 0.0) for u in self.seeds]
         restored = None if self.journal is None else self.journal.begin(seeds, self.threads)
-        if restored is not None:
-            seeds = self._restore(restored)
-        seeds = [(u, p) for u, p in seeds if self.visited.claim(u)]
-        if not seeds:
-            self._finish("exhausted")
-        # The seeds that fit go in before the robots start (the paper's step 6); a seeder
-        # thread puts the rest, so that a full bounded frontier never blocks the conductor.
-        with self._work_lock:
-            self._pending += len(seeds)
-        placed = 0
-        for url, p in seeds:
-            try:
-                self.frontier.put(url, p, timeout=0)
-            except frontier_pkg.Full:
-                break
-            placed += 1
-        robots = [
-            threading.Thread(target=self._robot, args=(i,), name=f"robot-{i}", daemon=True)
-            for i in range(self.threads)
-        ]
-        robots += [
-            threading.Thread(target=self._producer, args=(self.threads + j,),
-                             name=f"producer-{j}", daemon=True)
-            for j in range(self.producers)
-        ]
-        for t in robots:
-            t.start()
-        seeder = threading.Thread(target=self._put_all, args=(None, seeds[placed:]),
-                                  name="seeder", daemon=True)
-        seeder.start()
-        watchdog = threading.Thread(target=self._watch, name="watchdog", daemon=True)
-        watchdog.start()
+        # Every thread is started inside the try: a Ctrl-C at any moment from here on, even
+        # between two starts, ends in the 'interrupted' report with the started threads joined.
+        threads: list[threading.Thread] = []
         deadline = None if seconds is None else self._t0 + seconds
         try:
+            if restored is not None:
+                seeds = self._restore(restored)
+            seeds = [(u, p) for u, p in seeds if self.visited.claim(u)]
+            if not seeds:
+                self._finish("exhausted")
+            # The seeds that fit go in before the robots start (the paper's step 6); a seeder
+            # thread puts the rest, so that a full bounded frontier never blocks the conductor.
+            with self._work_lock:
+                self._pending += len(seeds)
+            placed = 0
+            for url, p in seeds:
+                try:
+                    self.frontier.put(url, p, timeout=0)
+                except frontier_pkg.Full:
+                    break
+                placed += 1
+            threads += [
+                threading.Thread(target=self._robot, args=(i,), name=f"robot-{i}", daemon=True)
+                for i in range(self.threads)
+            ]
+            threads += [
+                threading.Thread(target=self._producer, args=(self.threads + j,),
+                                 name=f"producer-{j}", daemon=True)
+                for j in range(self.producers)
+            ]
+            threads.append(threading.Thread(target=self._put_all, args=(None, seeds[placed:]),
+                                            name="seeder", daemon=True))
+            threads.append(threading.Thread(target=self._watch, name="watchdog", daemon=True))
+            for t in threads:
+                t.start()
             while not self._stop.is_set():
                 wait = 0.2 if deadline is None else min(0.2, deadline - time.monotonic())
                 if wait <= 0:
@@ -527,7 +528,7 @@ class Crawler:
             self._finish("interrupted")
         finally:
             self._stop.set()
-            self._end_threads([*robots, seeder, watchdog])
+            self._end_threads([t for t in threads if t.ident is not None])  # those started
             if self.journal is not None:
                 self.journal.close()
         # The clock runs until the threads returned (or the grace ran out): the time actually
