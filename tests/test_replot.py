@@ -16,7 +16,7 @@ PIL = pytest.importorskip("PIL.Image")
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 REPLOTTED = ("pq-time", "pq-slices", "extractors", "web-server", "crawl-durability",
-             "crawl-races", "bsp-rx", "crawl-parsers")
+             "crawl-races", "bsp-rx", "crawl-parsers", "crawl-quality")
 
 
 @pytest.mark.parametrize("lab", REPLOTTED)
