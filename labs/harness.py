@@ -495,7 +495,8 @@ def series(
     min-max of those repeats as error bars where there are at least
     :data:`~labs.plotstyle.MIN_RUNS_FOR_SPREAD` of them (fewer say nothing about spread). ``y``
     is a column or a function of a row. ``order`` picks and orders the lines (default: first
-    appearance). Each line has its series' look (:func:`labs.plotstyle.look`), which
+    appearance). Each line has its series' look (:func:`labs.plotstyle.look`: its own marker and
+    line style, and a colour no other series of ``ax`` has while the palette has one), which
     ``style(key)`` may amend (matplotlib keywords); ``label(key)`` gives the legend text.
     Returns ``{key: [{x, median, min, max, runs}, ...]}`` sorted by x, the numbers drawn (say
     how many runs in the title: :func:`labs.plotstyle.runs_note`)."""
@@ -504,13 +505,18 @@ def series(
     keys = list(order) if order is not None else list(
         dict.fromkeys(r[by] if by else None for r in rows))
     drawn = {}
+
+    def name(key: Any) -> Any:
+        return key if by else y if isinstance(y, str) else None
+
+    present = {r[by] for r in rows} if by else {None}
+    plotstyle.colours(ax, [name(k) for k in keys if k in present])  # distinct on this axes
     for key in keys:
         mine = [{"x": r[x], "v": get(r)} for r in rows if by is None or r[by] == key]
         if not mine:
             continue
         points = sorted(summarize(mine, ["x"], "v"), key=lambda p: p["x"])
-        kwargs = {**plotstyle.look(key if by else y if isinstance(y, str) else None),
-                  **(style(key) if style else {})}
+        kwargs = {**plotstyle.look(name(key), ax), **(style(key) if style else {})}
         kwargs.setdefault("label", label(key) if label else (str(key) if by else None))
         (line,) = ax.plot([p["x"] for p in points], [p["median"] for p in points], **kwargs)
         wide = [p for p in points if p["runs"] >= plotstyle.MIN_RUNS_FOR_SPREAD]

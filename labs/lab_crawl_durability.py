@@ -165,7 +165,7 @@ def main(argv=None) -> int:
                  "group": f"group commit, {group} pages (re-fetch <= threads + {group})"}[mode]
         enough = min(r["runs"] for r in mine) >= MIN_RUNS_FOR_SPREAD  # spread from 3 runs on
         ax.errorbar(xs, ys, yerr=err if enough else None, capsize=3, label=label,
-                    **look(f"journal: {mode}"))
+                    **look(f"journal: {mode}", ax))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(list(threads), [str(t) for t in threads])

@@ -427,7 +427,7 @@ def _parsers_results(lab: Lab, rows: list[dict], max_pages: int, mirrors: int | 
     series(axes[1], rows, "threads", per_page("cpu_user_s"), "parser", style=style,
            label=lambda p: f"{p}: user")
     series(axes[1], [r for r in rows if r["parser"] != "scrapy"], "threads",
-           per_page("cpu_sys_s"), "parser", style=lambda p: style(p, marker="s", ls="--"),
+           per_page("cpu_sys_s"), "parser", style=lambda p: style(p, mfc="white", ls="--"),
            label=lambda p: f"{p}: system")
     axes[0].set_ylabel("pages per second")
     axes[1].set_ylabel("CPU ms per page (this process)")

@@ -18,26 +18,33 @@ from labs.harness import Lab, series
 def main(argv=None) -> int:
     lab = Lab("crawl-quality", __doc__, argv)
     pages = 5_000 if lab.quick else 50_000
-    web = make_web(pages=pages, sites=40, seed=lab.seed)
     names = ["monitor", "lockfree", *[n for n in frontier.names()
                                      if frontier.info(n).ordering == "priority"]]
-    checkpoints = sorted({max(1, int(pages * f)) for f in (0.01, 0.02, 0.05, 0.1, 0.2, 0.3,
-                                                             0.5, 0.7, 1.0)})
-    truth = GroundTruth(web.size, web.pagerank(), _page_of(web))
-    rows = []
-    for name in names:
-        r = sim_crawl(web, name, 1, latency=0.0, timeline=True, seed=lab.seed)
-        order = [url for _, url in r.timeline]
-        for n in checkpoints:
-            rows.append({"frontier": name, "ordering": frontier.info(name).ordering,
-                         "pages": n, "fraction": n / web.size,
-                         "quality": truth.quality(order[:n])})
-    lab.write_csv(rows)
+
+    def measure() -> list[dict]:
+        web = make_web(pages=pages, sites=40, seed=lab.seed)
+        checkpoints = sorted({max(1, int(pages * f)) for f in (0.01, 0.02, 0.05, 0.1, 0.2,
+                                                                 0.3, 0.5, 0.7, 1.0)})
+        truth = GroundTruth(web.size, web.pagerank(), _page_of(web))
+        rows = []
+        for name in names:
+            r = sim_crawl(web, name, 1, latency=0.0, timeline=True, seed=lab.seed)
+            order = [url for _, url in r.timeline]
+            for n in checkpoints:
+                rows.append({"frontier": name, "ordering": frontier.info(name).ordering,
+                             "pages": n, "fraction": n / web.size,
+                             "quality": truth.quality(order[:n])})
+        return rows
+
+    rows = lab.rows("crawl-quality", measure)  # --replot: the committed rows, nothing crawled
+    names = list(dict.fromkeys(r["frontier"] for r in rows))
+    checkpoints = sorted({r["pages"] for r in rows})
+    size = round(rows[-1]["pages"] / rows[-1]["fraction"])
     table = [{"pages": n, **{name: next(r["quality"] for r in rows
                                         if r["frontier"] == name and r["pages"] == n)
                              for name in names}} for n in checkpoints]
     lab.table(table)
-    fig, ax = lab.figure(f"Crawl quality, {web.size} pages, OPIC priorities",
+    fig, ax = lab.figure(f"Crawl quality, {size} pages, OPIC priorities",
                          "fraction of the web crawled", "quality |A ∩ P| / |P|")
     ordering = {r["frontier"]: r["ordering"] for r in rows}
     series(ax, rows, "fraction", "quality", "frontier", order=names,

@@ -202,7 +202,7 @@ def main(argv=None) -> int:
                     ys.append(1000 * sum(r[field] for r in pts)
                               / max(sum(r["pages_fetched"] for r in pts), 1))
                 size, z = sizes[name]
-                ax.plot(threads, ys, **{**look(name), "ls": styles[switch]}, markersize=size,
+                ax.plot(threads, ys, **{**look(name, ax), "ls": styles[switch]}, markersize=size,
                         zorder=z, label=f"{name}, switch {switch * 1000:g} ms")
         ax.set_xscale("log", base=2)
         ax.set_xticks(threads, [str(t) for t in threads])

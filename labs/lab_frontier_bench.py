@@ -35,6 +35,7 @@ from pathlib import Path
 
 import frontier
 from frontier.contract import check_capacity
+from labs import plotstyle
 from labs.harness import (
     Lab,
     LabError,
@@ -240,22 +241,82 @@ def main(argv=None) -> int:
     return lab.done()
 
 
+#: The rows of the figure: frontiers that work alike side by side, each row with
+#: ``queue.Queue`` (the reference of the ratios) drawn again; a frontier in none of them (a
+#: student's) gets a row of its own kinds.
+GROUPS = (
+    ("baselines and no lock", (*BASELINES, "unsynchronized")),
+    ("a lock or semaphores", ("semaphore", "monitor", "tanenbaum", "coarse", "fine")),
+    ("lock-free", ("lockfree", RETAINING, PER_THREAD, "optimistic", "sliced")),
+    ("priority queues", ("heap", "cbt", "quickheap")),
+)
+
+
+def panels(names: list[str]) -> list[tuple[str, list[str]]]:
+    """The figure's rows: ``(title, names)`` for each group of :data:`GROUPS` with a frontier
+    measured, ``queue.Queue`` first in each; the names in no group last, as ``other``."""
+    grouped = {n for _, group in GROUPS for n in group}
+    rows = [(title, [n for n in names if n in group]) for title, group in GROUPS]
+    rows.append(("other frontiers", [n for n in names if n not in grouped]))
+    ref = ["queue.Queue"] if "queue.Queue" in names else []
+    return [(title, [*ref, *(n for n in mine if n not in ref)]) for title, mine in rows
+            if [n for n in mine if n not in ref]]
+
+
+def _rate(v: float) -> str:
+    for div, unit in ((1e6, "M"), (1e3, "k")):
+        if v >= div:
+            return f"{v / div:g}{unit}"
+    return f"{v:g}"
+
+
+def _log_ticks(ax, fmt) -> None:
+    """Label a log y axis with plain numbers: at 1, 1.5, 2, 3, 4, 5, 6 and 8 of each decade
+    when it spans a decade or less, at 1, 2 and 5 up to two decades, at the decades beyond."""
+    import math
+
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    low, high = ax.get_ylim()
+    span = math.log10(high / low)
+    subs = (1, 1.5, 2, 3, 4, 5, 6, 8) if span <= 1 else (1, 2, 5) if span <= 2 else (1,)
+    ticks = [m * 10 ** e for e in range(math.floor(math.log10(low)),
+                                        math.ceil(math.log10(high)) + 1) for m in subs]
+    ax.yaxis.set_major_locator(FixedLocator([t for t in ticks if low <= t <= high]))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt(v)))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_ylim(low, high)
+
+
 def _plot(lab: Lab, rows: list[dict], names: list[str]) -> None:
-    """Rates and ratios against queue.Queue, one line per frontier, legend beside the axes."""
+    """Small multiples: a row per group of frontiers (:func:`panels`), rates on the left and
+    ratios against queue.Queue on the right, each row's y axis its own (``queue.Queue`` in
+    every row is the common reference); each row's legend beside it."""
     thread_counts = sorted({r["threads"] for r in rows})
     repeats = sorted({len({r["repeat"] for r in rows if r["frontier"] == n}) for n in names})
-    fig, (ax, rax) = lab.figure(
-        f"Frontier put+get throughput ({runs_note(repeats)})", "threads",
-        "put+get pairs per second (log)", ncols=2, size=(10.5, 4.8))
-    rax.set_ylabel("ratio against queue.Queue, same round (log)")
-    series(ax, rows, "threads", "pairs_per_second", "frontier", order=names)
-    series(rax, rows, "threads", "ratio_vs_queue", "frontier", order=names)
-    for a in (ax, rax):
-        a.set_xscale("log", base=2)
-        a.set_yscale("log")
-        a.set_xticks(thread_counts, [str(t) for t in thread_counts])
-    rax.axhline(1.0, color="0.3", linewidth=0.8)
-    rax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)  # beside
+    groups = panels(names)
+    fig, _ = lab.figure("", "threads", "")  # the house style, then a grid of our own
+    fig.clf()
+    fig.set_size_inches(plotstyle.MAX_WIDTH, 1.3 + 2.2 * len(groups))
+    axes = fig.subplots(len(groups), 2, squeeze=False, sharex=True)
+    fig.suptitle(f"Frontier put+get throughput ({runs_note(repeats)})")
+    for (title, mine), (ax, rax) in zip(groups, axes):
+        series(ax, rows, "threads", "pairs_per_second", "frontier", order=mine)
+        series(rax, rows, "threads", "ratio_vs_queue", "frontier", order=mine)
+        ax.set_ylabel("pairs/s (log)")
+        rax.set_ylabel("vs queue.Queue (log)")
+        ax.set_title(f"{title}: put+get pairs per second", fontsize=10)
+        rax.set_title(f"{title}: ratio against queue.Queue, same round", fontsize=10)
+        rax.axhline(1.0, color="0.3", linewidth=0.8)
+        rax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)  # beside
+        for a in (ax, rax):
+            a.set_xscale("log", base=2)
+            a.set_yscale("log")
+            a.set_xticks(thread_counts, [str(t) for t in thread_counts])
+        _log_ticks(ax, _rate)
+        _log_ticks(rax, lambda v: f"{v:g}")  # ratios as 0.5, 2, 10: not 5x10^-1
+    for a in axes[-1]:
+        a.set_xlabel("threads")
     lab.save(fig)
 
 

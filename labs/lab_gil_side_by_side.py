@@ -295,7 +295,7 @@ def _plot(lab, rows, chosen, thread_counts) -> None:
             for interp in interps:
                 pts = sorted((r for r in mine if r["interpreter"] == interp),
                              key=lambda r: r["threads"])
-                look = plotstyle.look(interp)
+                look = plotstyle.look(interp, ax)
                 (line,) = ax.plot([r["threads"] for r in pts], [r["median"] for r in pts],
                                   label=label[interp], **look)
                 wide = [r for r in pts if r["runs"] >= plotstyle.MIN_RUNS_FOR_SPREAD]

@@ -166,12 +166,12 @@ def main(argv=None) -> int:
                          ("QH_extract", "QH extract"), ("QH_insert", "QH insert"),
                          ("paper_CBT_extract", "paper CBT extract"),
                          ("paper_CBT_insert", "paper CBT insert")):
-            a1.plot(TS, [row[col] for row in rows], label=lbl, **look(lbl))
+            a1.plot(TS, [row[col] for row in rows], label=lbl, **look(lbl, a1))
         a1.set_title("Table 1: mean / max work per slice")
         a1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
         for mode in ("process", "thread"):
             a2.plot(TS, [s["speedup"] for s in speed if s["mode"] == mode], label=mode,
-                    **look(f"{mode}es" if mode == "process" else f"{mode}s"))
+                    **look(f"{mode}es" if mode == "process" else f"{mode}s", a2))
         a2.plot(TS, TS, ":", color="0.5", label="linear (paper Fig. 10)")
         a2.set_ylabel("speed-up T(1)/T(T)")
         a2.set_title("Figure 10: CBT supersteps (1 run)")

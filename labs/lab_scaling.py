@@ -28,7 +28,7 @@ from pathlib import Path
 import frontier
 from labs import plotstyle, usl
 from labs.harness import Lab, LabError, add_frontier_flag, frontier_names, interpreter_line
-from labs.lab_frontier_bench import BUSY, PRIVATE
+from labs.lab_frontier_bench import BUSY, PRIVATE, _log_ticks, _rate, panels
 from labs.lab_gil_side_by_side import _bench_round, _default_free_threaded, probe
 from labs.plotstyle import runs_note
 
@@ -167,71 +167,87 @@ def _replot(lab: Lab, path: Path, fit_up_to: int) -> int:
 
 
 def _plot(lab: Lab, rows: list[dict], models: list[dict], cores: int) -> None:
-    """Two panels (GIL | no GIL), one colour per frontier: measured medians (solid, min-max
-    bars; hollow beyond the cores), the fitted model dashed from 1 to 64 threads."""
-    interps = [i for i in ("gil", "free-threaded") if any(r["interpreter"] == i for r in rows)]
-    fig, axes = lab.figure(
-        f"put+get pairs per second against threads, every frontier "
-        f"({runs_note(r['runs'] for r in rows)}); dashed: USL model",
-        "threads (cores on the model's part)", "put+get pairs per second (log)",
-        ncols=2, size=(plotstyle.MAX_WIDTH, 5.6))
-    axes = axes if isinstance(axes, list) else [axes]
-    names = list(dict.fromkeys(r["frontier"] for r in rows))
-    model = {(m["interpreter"], m["frontier"]): m for m in models}
-    grid = [2 ** (k / 8) for k in range(0, 49)]  # 1 .. 64
-    for ax, interp in zip(axes, interps):
-        first = next(r for r in rows if r["interpreter"] == interp)
-        title = interpreter_line("CPython", str(first["python"]), interp == "free-threaded",
-                                 bool(first["gil_enabled"]))
-        c = ceiling(rows, interp)
-        if interp != "gil" and c is not None:
-            title += f"\nceiling {c:.2f}x" + (": too busy to judge" if c < BUSY else "")
-        ax.set_title(title)
-        for name in names:
-            pts = sorted((r for r in rows if r["interpreter"] == interp
-                          and r["frontier"] == name), key=lambda r: r["threads"])
-            if not pts:
-                continue
-            look = {**plotstyle.look(name), "ls": "-"}
-            inside = [r for r in pts if r["threads"] <= cores]
-            (line,) = ax.plot([r["threads"] for r in inside], [r["median"] for r in inside],
-                              label=name, **look)
-            beyond = [r for r in pts if r["threads"] > cores]
-            if beyond:
-                ax.plot([r["threads"] for r in beyond], [r["median"] for r in beyond],
-                        ls="none", marker=look["marker"], mfc="none", color=line.get_color())
-            wide = [r for r in pts if r["runs"] >= plotstyle.MIN_RUNS_FOR_SPREAD]
-            if wide:
-                ax.errorbar([r["threads"] for r in wide], [r["median"] for r in wide],
-                            yerr=[[r["median"] - r["min"] for r in wide],
-                                  [r["max"] - r["median"] for r in wide]],
-                            fmt="none", ecolor=line.get_color(), capsize=2, lw=0.8)
-            m = model.get((interp, name))
-            if m is not None:
-                f = usl.Fit(m["sigma"], m["kappa"], m["rate_1"], int(m["fit_points"]),
-                            bool(m["identified"]), 0.0)
-                ax.plot(grid, [f.throughput(n) for n in grid], ls=(0, (4, 2)), lw=1.0,
-                        marker="none", color=line.get_color(), alpha=0.8)
-        ax.axvline(cores, color="0.4", lw=0.8, ls=":")
-        ax.text(cores, 0.02, f" {cores} cores here", transform=ax.get_xaxis_transform(),
-                fontsize=9, color="0.3")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ticks = [1, 2, 4, 8, 16, 64]
-        ax.set_xticks(ticks, [str(t) for t in ticks])
-        ax.set_xlim(0.9, 70)
+    """Small multiples: a column per interpreter (GIL | no GIL), a row per group of frontiers
+    (:func:`labs.lab_frontier_bench.panels`), one colour per frontier within a panel: measured
+    medians (solid, min-max bars; hollow beyond the cores), the fitted model dashed from 1 to
+    64 threads; each row's legend beside it."""
     from matplotlib.lines import Line2D
 
-    handles, labels = axes[0].get_legend_handles_labels()
-    handles.append(Line2D([], [], color="0.3", ls=(0, (4, 2)), lw=1.0))
-    labels.append("model (USL fit)")
-    axes[-1].legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
-                    borderaxespad=0, fontsize=9)
+    interps = [i for i in ("gil", "free-threaded") if any(r["interpreter"] == i for r in rows)]
+    names = list(dict.fromkeys(r["frontier"] for r in rows))
+    groups = panels(names)
+    fig, _ = lab.figure("", "threads", "")  # the house style, then a grid of our own
+    fig.clf()
+    fig.set_size_inches(plotstyle.MAX_WIDTH, 1.5 + 2.3 * len(groups))
+    grid_axes = fig.subplots(len(groups), len(interps), squeeze=False, sharex=True)
+    fig.suptitle(f"put+get pairs per second against threads, every frontier "
+                 f"({runs_note(r['runs'] for r in rows)}); dashed: USL model")
+    model = {(m["interpreter"], m["frontier"]): m for m in models}
+    grid = [2 ** (k / 8) for k in range(0, 49)]  # 1 .. 64
+    for (group, mine), axes in zip(groups, grid_axes):
+        for ax, interp in zip(axes, interps):
+            first = next(r for r in rows if r["interpreter"] == interp)
+            title = interpreter_line("CPython", str(first["python"]), interp == "free-threaded",
+                                     bool(first["gil_enabled"]))
+            c = ceiling(rows, interp)
+            if interp != "gil" and c is not None:
+                title += f", ceiling {c:.2f}x" + (": too busy to judge" if c < BUSY else "")
+            ax.set_title(f"{group}: {title}", fontsize=10)
+            _draw(ax, rows, model, interp, mine, cores, grid)
+            ax.set_ylabel("pairs/s (log)")
+        handles, labels = axes[0].get_legend_handles_labels()
+        handles.append(Line2D([], [], color="0.3", ls=(0, (4, 2)), lw=1.0))
+        labels.append("model (USL fit)")
+        axes[-1].legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                        borderaxespad=0, fontsize=9)
+    for ax in grid_axes[-1]:
+        ax.set_xlabel("threads (cores on the model's part)")
     interp_text = " and ".join(
         interpreter_line("CPython", str(r["python"]), r["interpreter"] == "free-threaded",
                          bool(r["gil_enabled"]))
         for r in [next(x for x in rows if x["interpreter"] == i) for i in interps])
     lab.save(fig, interpreter=interp_text)
+
+
+def _draw(ax, rows: list[dict], model: dict, interp: str, names: list[str], cores: int,
+          grid: list[float]) -> None:
+    """One panel: the curves of ``names`` on ``interp``, colours distinct on the panel."""
+    plotstyle.colours(ax, [n for n in names if any(r["interpreter"] == interp
+                                                   and r["frontier"] == n for r in rows)])
+    for name in names:
+        pts = sorted((r for r in rows if r["interpreter"] == interp
+                      and r["frontier"] == name), key=lambda r: r["threads"])
+        if not pts:
+            continue
+        look = {**plotstyle.look(name, ax), "ls": "-"}  # solid: measured; dashed: the model
+        inside = [r for r in pts if r["threads"] <= cores]
+        (line,) = ax.plot([r["threads"] for r in inside], [r["median"] for r in inside],
+                          label=name, **look)
+        beyond = [r for r in pts if r["threads"] > cores]
+        if beyond:
+            ax.plot([r["threads"] for r in beyond], [r["median"] for r in beyond],
+                    ls="none", marker=look["marker"], mfc="none", color=line.get_color())
+        wide = [r for r in pts if r["runs"] >= plotstyle.MIN_RUNS_FOR_SPREAD]
+        if wide:
+            ax.errorbar([r["threads"] for r in wide], [r["median"] for r in wide],
+                        yerr=[[r["median"] - r["min"] for r in wide],
+                              [r["max"] - r["median"] for r in wide]],
+                        fmt="none", ecolor=line.get_color(), capsize=2, lw=0.8)
+        m = model.get((interp, name))
+        if m is not None:
+            f = usl.Fit(m["sigma"], m["kappa"], m["rate_1"], int(m["fit_points"]),
+                        bool(m["identified"]), 0.0)
+            ax.plot(grid, [f.throughput(n) for n in grid], ls=(0, (4, 2)), lw=1.0,
+                    marker="none", color=line.get_color(), alpha=0.8)
+    ax.axvline(cores, color="0.4", lw=0.8, ls=":")
+    ax.text(cores, 0.02, f" {cores} cores here", transform=ax.get_xaxis_transform(),
+            fontsize=9, color="0.3")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ticks = [1, 2, 4, 8, 16, 64]
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.set_xlim(0.9, 70)
+    _log_ticks(ax, _rate)
 
 
 if __name__ == "__main__":

@@ -130,7 +130,7 @@ def main(argv=None) -> int:
     fig, ax = lab.figure(f"Concurrent slow requests ({latency * 1000:g} ms latency, 1 run)",
                          "client connections C", "sustained concurrency L = λW")
     ax.plot([r["connections"] for r in slow], [r["littles_L"] for r in slow],
-            label="measured L", **look("measured L"))
+            label="measured L", **look("measured L", ax))
     ax.plot([r["connections"] for r in slow], [r["connections"] for r in slow], "--",
             color="0.5", label="L = C")
     ax.legend()

@@ -3,12 +3,16 @@
 
 * **Colours**: the Okabe-Ito palette (safe for the common colour-vision deficiencies), without
   its yellow, which is faint on white.
-* **Each series its own look**: :func:`look` gives a series (a frontier, a baseline, an
-  interpreter, a parser...) a colour, a marker *and* a line style, the same in every lab; no two
-  series share all three, and two of one colour differ in both marker and line style, so
-  ``unsynchronized`` and ``cbt`` (or any two lines of the frontier benchmark) are told apart
-  in grey too. A series the style does
-  not know (a student's frontier) gets the next look after the known ones.
+* **Each series its own identity**: :func:`look` gives a series (a frontier, a baseline, an
+  interpreter, a parser...) a marker *and* a line style that no other series has, the same in
+  every lab, so a reader follows ``lockfree`` from figure to figure (and in grey). A series the
+  style does not know (a student's frontier) gets the next identity after the known ones.
+* **Colours per axes**: within one axes the series get distinct colours while the palette has
+  one left (:func:`colours`, which :func:`look` with ``ax=`` and :func:`labs.harness.series`
+  use): each keeps its *home* colour when no other series of that axes has it, the others take
+  the colours nobody there uses. With more series than colours on one axes, a colour is shared
+  only by series of different line styles. :func:`clashes` and :func:`shared_colours` check a
+  drawn figure for both rules.
 * **Readable at the book's width** (about 800 px): figures at most :data:`MAX_WIDTH` inches
   wide, saved at :data:`DPI`, and no text smaller than :data:`MIN_FONT` points.
 * **Spread only from enough runs**: :func:`runs_note` says in the title how many runs a point is
@@ -24,15 +28,27 @@ from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["DPI", "MAX_WIDTH", "MIN_FONT", "MIN_RUNS_FOR_SPREAD", "PALETTE", "apply", "clashes",
-           "enforce_readable", "look", "runs_note"]
+           "colours", "enforce_readable", "identity", "look", "runs_note", "shared_colours"]
 
 #: Okabe & Ito, "Color Universal Design" (2008): blue, orange, bluish green, vermillion,
 #: reddish purple, sky blue, black (yellow left out: too faint as a line on white).
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
-#: Twelve markers that differ in outline; a marker and the one 7 places on (the same colour)
-#: differ clearly (``o`` and ``*``, ``D`` and ``p``...).
+#: Twelve markers that differ in outline.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "p", "d")
 LINESTYLES = ("-", "--", "-.", ":")
+
+
+def _identities() -> tuple[tuple[str, str], ...]:
+    # Series i < 28: marker i mod 12, line style (i div 7) mod 4 (the looks the figures always
+    # had); then the (marker, line style) pairs not taken yet: 48 series, each its own pair.
+    first = [(MARKERS[i % len(MARKERS)], LINESTYLES[(i // 7) % len(LINESTYLES)])
+             for i in range(28)]
+    rest = [(m, ls) for ls in LINESTYLES for m in MARKERS if (m, ls) not in first]
+    return (*first, *rest)
+
+
+#: Every series' (marker, line style), in the order of :data:`KNOWN` then of first asking.
+IDENTITIES = _identities()
 #: The named series, in a fixed order: each keeps its look in every lab. The two interpreters
 #: (blue against orange), the baselines of the frontier benchmark, the frontiers (the
 #: registry's order, but ``fine`` before ``tanenbaum``: the five frontiers of the quick threads
@@ -59,16 +75,50 @@ def _index(key: Any) -> int:
     return len(KNOWN) + _extra.setdefault(name, len(_extra))
 
 
-def look(key: Any) -> dict[str, Any]:
-    """The colour, marker and line style of the series ``key`` (matplotlib keywords).
+def identity(key: Any) -> tuple[str, str]:
+    """The marker and line style of the series ``key``: its own in every lab (the first 48
+    series each have a pair no other has)."""
+    return IDENTITIES[_index(key) % len(IDENTITIES)]
 
-    Series ``i`` of the fixed order gets colour ``i mod 7``, marker ``i mod 12`` and the line
-    style ``(i div 7) mod 4``: the first seven solid, the next seven dashed...; two series of
-    one colour differ in marker and line style, and two share all three only 84 apart."""
-    i = _index(key)
-    n = len(PALETTE)
-    return {"color": PALETTE[i % n], "marker": MARKERS[i % len(MARKERS)],
-            "ls": LINESTYLES[(i // n) % len(LINESTYLES)]}
+
+def home(key: Any) -> str:
+    """The colour ``key`` has wherever no other series of its axes has it: colour ``i mod 7``
+    of the palette for series ``i`` of the fixed order."""
+    return PALETTE[_index(key) % len(PALETTE)]
+
+
+def colours(ax: Any, keys: Iterable[Any]) -> dict[Any, str]:
+    """Give the series ``keys`` drawn on ``ax`` their colours there and return ``{key: colour}``
+    for every series the axes has been given. A key given before keeps its colour; of the new
+    ones, those whose :func:`home` colour nobody on ``ax`` has keep it, the others take a
+    colour nobody there has yet (the palette's order from their home colour), and when every
+    colour is taken, the least used one that no series of the same line style has."""
+    given: dict[Any, str] = ax.__dict__.setdefault("_house_colours", {})
+    new = [k for k in dict.fromkeys(keys) if k not in given]
+    for key in new:  # home colours first, in the order asked
+        if home(key) not in given.values():
+            given[key] = home(key)
+    for key in new:
+        if key in given:
+            continue
+        ls = identity(key)[1]
+        used = list(given.values())
+        pairs = {(c, identity(k)[1]) for k, c in given.items()}
+        start = PALETTE.index(home(key))
+        given[key] = min(
+            (PALETTE[(start + j) % len(PALETTE)] for j in range(len(PALETTE))),
+            key=lambda c: (c in used, (c, ls) in pairs, used.count(c)))
+    return dict(given)
+
+
+def look(key: Any, ax: Any = None) -> dict[str, Any]:
+    """The colour, marker and line style of the series ``key`` (matplotlib keywords): its own
+    marker and line style (:func:`identity`), and its colour on ``ax`` (:func:`colours`; its
+    :func:`home` colour without ``ax``). Draw every series of one axes with ``ax=`` so that
+    they get distinct colours."""
+    marker, ls = identity(key)
+    colour = colours(ax, [key])[key] if ax is not None else home(key)
+    return {"color": colour, "marker": marker, "ls": ls}
 
 
 def runs_note(runs: Iterable[int]) -> str:
@@ -137,4 +187,34 @@ def clashes(fig) -> list[tuple[str, str]]:
             if key in seen and seen[key][1] != data:
                 found.append((seen[key][0], label))
             seen.setdefault(key, (label, data))
+    return found
+
+
+def _is_series(line: Any) -> bool:
+    from matplotlib.colors import to_hex
+
+    return (not line.get_label().startswith("_") and line.get_marker() not in ("", "None", None)
+            and to_hex(line.get_color()).upper() in PALETTE)
+
+
+def shared_colours(fig) -> list[tuple[str, str]]:
+    """Pairs of labelled series of one axes of ``fig`` with one colour of the palette where
+    they need not share it: while a colour of the palette is unused on that axes, or with the
+    same line style. A series is a marked line of a palette colour (reference lines in grey or
+    without markers are not); lines of one colour *and* one marker are one series drawn in
+    variants (a line style per setting) and share their colour on purpose."""
+    from matplotlib.colors import to_hex
+
+    found = []
+    for ax in fig.axes:
+        lines = [line for line in ax.get_lines() if _is_series(line)]
+        spare = len({to_hex(line.get_color()) for line in lines}) < len(PALETTE)
+        for i, a in enumerate(lines):
+            for b in lines[i + 1:]:
+                if to_hex(a.get_color()) != to_hex(b.get_color()):
+                    continue
+                if a.get_marker() == b.get_marker():
+                    continue
+                if spare or a.get_linestyle() == b.get_linestyle():
+                    found.append((a.get_label(), b.get_label()))
     return found

@@ -15,15 +15,62 @@ matplotlib = pytest.importorskip("matplotlib")
 SERIES = [*plotstyle.KNOWN, *frontier.names(), "ex1-bounded-fifo", "a student's", "P = 2"]
 
 
-def test_no_two_series_share_colour_marker_and_line_style(monkeypatch):
+def test_every_series_has_its_own_marker_and_line_style(monkeypatch):
+    """A series' identity across every lab: no other series has its marker and line style."""
     monkeypatch.setattr(plotstyle, "_extra", {})  # the series this run has not met yet
     looks = {key: plotstyle.look(key) for key in SERIES}
     for a, b in itertools.combinations(looks, 2):
-        la, lb = looks[a], looks[b]
-        assert (la["color"], la["marker"], la["ls"]) != (lb["color"], lb["marker"], lb["ls"]), \
-            (a, b)
-        if la["color"] == lb["color"]:  # one colour: told apart by marker and by line
-            assert la["marker"] != lb["marker"] and la["ls"] != lb["ls"], (a, b)
+        assert plotstyle.identity(a) != plotstyle.identity(b), (a, b)
+        assert (looks[a]["marker"], looks[a]["ls"]) == plotstyle.identity(a)
+    assert len(set(plotstyle.IDENTITIES)) == len(plotstyle.IDENTITIES) == 48
+
+
+@pytest.mark.parametrize("count", [2, 5, 7, 8, 12, 15])
+def test_series_of_one_axes_have_distinct_colours_while_the_palette_lasts(count, tmp_path,
+                                                                            monkeypatch):
+    """However the series are drawn onto one axes (series() or look(key, ax)), they take every
+    colour of the palette before two share one, and two that share one differ in line style;
+    each keeps its marker and line style."""
+    monkeypatch.setattr(plotstyle, "_extra", {})
+    lab = _lab(tmp_path)
+    fig, (ax, bx) = lab.figure("t", "x", "y", ncols=2)
+    names = [*frontier.names(), *plotstyle.KNOWN[:5]][:count]  # tanenbaum/unsynchronized...
+    rows = [{"x": x, "y": x * (i + 1), "f": n} for i, n in enumerate(names) for x in (1, 2)]
+    series(ax, rows, "x", "y", "f")
+    for i, n in enumerate(names):  # one at a time, as a lab's own loop does
+        bx.plot([1, 2], [i, i + 1], label=n, **plotstyle.look(n, bx))
+    for a in (ax, bx):
+        lines = a.get_lines()
+        colours = [line.get_color() for line in lines]
+        assert len(set(colours)) == min(count, len(plotstyle.PALETTE)), colours
+        pairs = [(line.get_color(), line.get_linestyle()) for line in lines]
+        assert len(set(pairs)) == count, pairs
+        assert [(line.get_marker(), line.get_linestyle()) for line in lines] == \
+            [plotstyle.identity(n) for n in names]
+    assert plotstyle.shared_colours(fig) == [] and plotstyle.clashes(fig) == []
+    matplotlib.pyplot.close(fig)
+
+
+def test_two_series_of_one_colour_while_a_colour_is_unused_are_caught(tmp_path):
+    lab = _lab(tmp_path)
+    fig, ax = lab.figure("t", "x", "y")
+    blue, orange = plotstyle.PALETTE[:2]
+    ax.plot([1, 2], [1, 2], color=blue, marker="o", ls="-", label="a")
+    ax.plot([1, 2], [2, 3], color=blue, marker="o", ls="--", label="a, other setting")
+    ax.plot([1, 2], [3, 4], color="0.5", marker="s", ls="-", label="grey reference")
+    ax.plot([1, 2], [3, 4], color=orange, ls="-", label="no marker: a reference line")
+    assert plotstyle.shared_colours(fig) == []  # variants of one series, references
+    ax.plot([1, 2], [4, 5], color=blue, marker="s", ls=":", label="b")
+    assert plotstyle.shared_colours(fig) == [("a", "b"), ("a, other setting", "b")]
+    matplotlib.pyplot.close(fig)
+    fig, ax = lab.figure("t", "x", "y")  # every colour taken: sharing with another line style
+    for i, colour in enumerate(plotstyle.PALETTE):
+        ax.plot([1, 2], [i, i], color=colour, marker=plotstyle.MARKERS[i], ls="-", label=str(i))
+    ax.plot([1, 2], [9, 9], color=blue, marker="X", ls="--", label="x")
+    assert plotstyle.shared_colours(fig) == []
+    ax.plot([1, 2], [8, 8], color=blue, marker="d", ls="-", label="y")
+    assert plotstyle.shared_colours(fig) == [("0", "y")]
+    matplotlib.pyplot.close(fig)
 
 
 def test_unsynchronized_and_cbt_differ_and_keep_their_look():
@@ -78,6 +125,7 @@ def test_saved_figures_are_readable_and_stamped_with_the_interpreter(tmp_path):
     ("crawl-threads", "crawl-threads"),
     ("crawl-capacity", "crawl-capacity/crawl-capacity.csv"),
     ("gil-side-by-side", "gil-side-by-side/gil-side-by-side.csv"),
+    ("scaling", "scaling/scaling.csv"),
 ])
 def test_a_committed_figure_is_redrawn_with_the_stamp_of_its_csv(lab, csv_arg, tmp_path,
                                                                   monkeypatch):
@@ -103,10 +151,19 @@ def test_a_committed_figure_is_redrawn_with_the_stamp_of_its_csv(lab, csv_arg, t
         return real_text(fig, x, y, s, *args, **kwargs)
 
     monkeypatch.setattr(matplotlib.figure.Figure, "text", text)
+    figures = []
+    readable = plotstyle.enforce_readable
+    monkeypatch.setattr(plotstyle, "enforce_readable",
+                        lambda fig, skip=(): (figures.append(fig), readable(fig, skip))[1])
     assert run_lab(lab, ["--from-csv", path, "--out", str(tmp_path)]) == 0
+    assert figures and all(plotstyle.clashes(f) == [] == plotstyle.shared_colours(f)
+                           for f in figures), \
+        [(plotstyle.clashes(f), plotstyle.shared_colours(f)) for f in figures]
     assert stamps and all(row["commit"][:10] in s and row["date"][:10] in s for s in stamps)
     assert all(f"load {row['machine_load_1min']}" in s for s in stamps)
-    assert sorted(p.suffix for p in (tmp_path / lab).iterdir()) == [".png"] * len(stamps)
+    written = sorted(p.name for p in (tmp_path / lab).iterdir() if p.suffix != ".png")
+    assert written == (["usl.csv"] if lab == "scaling" else [])  # scaling fits its model again
+    assert len(list((tmp_path / lab).glob("*.png"))) == len(stamps)
 
 
 def test_two_series_that_look_the_same_are_a_clash(tmp_path):

@@ -16,7 +16,7 @@ PIL = pytest.importorskip("PIL.Image")
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 REPLOTTED = ("pq-time", "pq-slices", "extractors", "web-server", "crawl-durability",
-             "crawl-races", "bsp-rx", "crawl-parsers")
+             "crawl-races", "bsp-rx", "crawl-parsers", "crawl-quality")
 
 
 @pytest.mark.parametrize("lab", REPLOTTED)
@@ -37,6 +37,8 @@ def test_replot_redraws_the_committed_figure_without_measuring(lab, tmp_path, ca
         assert png.width <= plotstyle.MAX_WIDTH * plotstyle.DPI, png.size
     assert figures and all(plotstyle.clashes(fig) == [] for fig in figures), \
         [plotstyle.clashes(fig) for fig in figures]
+    assert all(plotstyle.shared_colours(fig) == [] for fig in figures), \
+        [plotstyle.shared_colours(fig) for fig in figures]  # a colour left, yet two share one
     with PIL.open(RESULTS / lab / f"{lab}.png") as committed:  # the book's is a replot as well
         assert committed.width <= plotstyle.MAX_WIDTH * plotstyle.DPI, committed.size
 
