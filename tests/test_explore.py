@@ -140,6 +140,42 @@ def test_a_bad_trace_file_is_one_line_and_exit_2(tmp_path, capsys):
     assert len(err) == 2 and all("error" in line for line in err)
 
 
+def test_an_object_freed_during_a_run_does_not_hand_its_dpor_name_to_the_next():
+    """frontrun names the objects a run touches by ``id``; the explorer holds each named object
+    until the interleaving ends, so a list freed mid-run cannot pass its name (and its
+    accesses' dependencies) to a new list at the same address, as happened by the allocator's
+    chance and made ``sliced``'s counts vary from run to run."""
+    from frontrun._opcode_observer import StableObjectIds
+
+    from frontier.check.explore import _kept_ids
+
+    names = _kept_ids(StableObjectIds)()
+    first = [1]
+    named, address = names.get(first), id(first)
+    del first
+    second = [2]  # CPython's free list hands the same address out again, if it is free
+    assert names.get(second) != named or id(second) != address
+    names.reset_for_execution()
+    assert names.get(second) == 0  # a new interleaving names from 0 again
+
+
+def _interleavings(pair: tuple[str, str]) -> int:
+    return explore(*pair).interleavings
+
+
+def test_the_same_commit_explores_the_same_interleavings_every_run():
+    """``sliced`` builds lists inside each get (its scan), freed as the call returns: its
+    lost-wakeup count was 1168 or 1169 from one process to the next. Two processes at once
+    (the load of frontrun's threads on the allocator differs) now agree."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    pair = ("sliced", "lost-wakeup")
+    with ProcessPoolExecutor(2, mp_context=get_context("fork")) as pool:
+        counts = list(pool.map(_interleavings, [pair] * 2))
+    assert counts[0] == counts[1], counts
+
+
 def test_every_scenario_applies_where_it_should():
     assert "order" in scenarios.applicable("heap")
     assert "order" not in scenarios.applicable("monitor")
