@@ -163,6 +163,8 @@ def _interleavings(pair: tuple[str, str]) -> int:
     return explore(*pair).interleavings
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)  # two whole explorations of sliced's largest space at once
 def test_the_same_commit_explores_the_same_interleavings_every_run():
     """``sliced`` builds lists inside each get (its scan), freed as the call returns: its
     lost-wakeup count was 1168 or 1169 from one process to the next. Two processes at once
