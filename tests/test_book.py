@@ -29,6 +29,18 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--hide-scrollbars", "--virtual-time-budget=10000"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+BUILD_SECONDS = 900
+"""What one ``sphinx-build`` of the book may take (a busy 2-core machine: minutes)."""
+TEST_SECONDS = BUILD_SECONDS + 300
+"""pytest-timeout's limit for every test here (pyproject's default is 120 s): the module's
+``book`` fixture builds the book inside the first test that asks for it, and that test must
+outlive the build's own timeout, so that a slow build fails with sphinx's message, not
+with pytest-timeout's; plus Chromium's runs (90 s each at most)."""
+SOURCES = ("*.rst", "*.inc", "*.py", "*.html", "*.txt", "*.json", "*.csv", "*.png", "*.svg")
+"""What a book page is made from: pages, included tables and texts, the JSON and HTML the
+page "Play the scheduler" embeds, the scripts and ``conf.py``, the figures."""
+
+pytestmark = pytest.mark.timeout(TEST_SECONDS)
 
 PROBE = """<script>
 window.addEventListener("load", function () {
@@ -45,13 +57,15 @@ window.addEventListener("load", function () {
 </script>"""
 
 def _fresh(html: Path) -> bool:
-    """Whether ``html`` was built after every source page and every image was written."""
+    """Whether ``html`` was built after every source of the book (:data:`SOURCES`: pages,
+    included files, scripts, data, images) was written."""
     index = html / "index.html"
     if not index.is_file():
         return False
     built = index.stat().st_mtime
-    sources = [*DOCS.rglob("*.rst"), *DOCS.rglob("*.inc"), DOCS / "conf.py"]
-    return all(p.stat().st_mtime <= built for p in sources if "_build" not in p.parts)
+    sources = [p for pattern in SOURCES for p in DOCS.rglob(pattern)]
+    return all(p.stat().st_mtime <= built for p in sources
+               if "_build" not in p.parts and "__pycache__" not in p.parts)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +77,7 @@ def book(tmp_path_factory) -> Path:
     else:
         run = subprocess.run(
             [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(DOCS),
-             str(out / "html")], capture_output=True, text=True, timeout=900)
+             str(out / "html")], capture_output=True, text=True, timeout=BUILD_SECONDS)
         assert run.returncode == 0, f"sphinx-build -W failed:\n{run.stderr[-3000:]}"
     return out / "html"
 
@@ -155,7 +169,8 @@ def test_instructor_edition_builds_without_warnings(tmp_path):
     """``-t instructor`` adds the answers and solutions; it too builds with ``-W``."""
     run = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "-q", "-t", "instructor", "-b", "html",
-         str(DOCS), str(tmp_path / "html")], capture_output=True, text=True, timeout=900)
+         str(DOCS), str(tmp_path / "html")], capture_output=True, text=True,
+        timeout=BUILD_SECONDS)
     assert run.returncode == 0, f"sphinx-build -W -t instructor failed:\n{run.stderr[-3000:]}"
     assert (tmp_path / "html" / "instructor" / "plunge-and-gil.html").is_file()
 

@@ -14,7 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_book import book, chromium, profile  # noqa: F401 - fixtures used below
+from tests.test_book import TEST_SECONDS, book, chromium, profile  # noqa: F401 - fixtures
+
+# the Chromium test builds the book first (tests/test_book.py's fixture, once per module):
+# minutes on a busy machine, more than pyproject's default timeout
+pytestmark = pytest.mark.timeout(TEST_SECONDS)
 
 ROOT = Path(__file__).resolve().parent.parent
 LEVELS = ROOT / "docs" / "results" / "play" / "levels.html"

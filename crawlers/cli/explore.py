@@ -6,16 +6,17 @@ shown as a table and written as a trace file that ``--replay`` runs again byte f
     crawlab explore FRONTIER [--scenario NAME] [--bound N] [--budget SECONDS]
                              [--max-interleavings N] [--full] [--out DIR] [--json]
     crawlab explore FRONTIER --pct [--depth D] [--runs N] [--seed S] [--scenario NAME]
-    crawlab explore FRONTIER --random [--runs N] [--seed S] [--scenario NAME]
-    crawlab explore FRONTIER --outcomes [--scenario NAME] [--bound N]
+                             [--budget SECONDS]
+    crawlab explore FRONTIER --random [--runs N] [--seed S] [--scenario NAME] [--budget SECONDS]
+    crawlab explore FRONTIER --outcomes [--scenario NAME] [--bound N] [--budget SECONDS]
     crawlab explore FRONTIER --replay FILE [--full]
 
 ``--pct`` schedules randomized runs by priorities with ``D - 1`` change points
-(:mod:`frontier.check.pct`; ``D`` is 3 in ``close``, whose race needs two changes, else 2:
-:data:`frontier.check.pct.DEPTHS`) and prints the per-run lower bound of finding a bug of
-depth ``D`` and the runs that give 95 %; ``--random`` walks uniformly at random (no
-guarantee). Each run's seed reproduces it; a randomized search that finds nothing is
-inconclusive (exit 3).
+(:mod:`frontier.check.pct`; ``D`` is 3 in ``close``, whose race needs two changes, and in the
+if-monitor's lost wake-up, else 2: :data:`frontier.check.pct.DEPTHS`) and prints the per-run
+lower bound of finding a bug of depth ``D`` and the runs that give 95 %; ``--random`` walks
+uniformly at random (no guarantee). Each run's seed reproduces it; a randomized search that
+finds nothing is inconclusive (exit 3).
 ``--outcomes`` runs every interleaving and tabulates the end states, jcstress style
 (:mod:`frontier.check.outcomes`): exit 1 if a FORBIDDEN one was reached.
 
@@ -28,8 +29,10 @@ A violation is shown as its shortest counterexample (fewest preemptions, then fe
 the threads share (``--full``: every step).
 
 Exit status: 0 every scenario holds (its whole bounded space explored), 1 one was violated,
-2 bad input (one line on stderr), 3 inconclusive: no violation, but some scenario's search
-stopped at ``--budget`` or ``--max-interleavings`` before covering its space. A run that lasts
+2 bad input (one line on stderr; also a flag the chosen mode would ignore, such as ``--depth``
+without ``--pct``), 3 inconclusive: no violation, but some scenario's search stopped at
+``--budget`` or ``--max-interleavings`` before covering its space (every mode honours
+``--budget``; a randomized search is never more than inconclusive). A run that lasts
 over :data:`~crawlers.cli.progress.AFTER` seconds shows a progress meter on stderr
 (:mod:`crawlers.cli.progress`). The engine is :mod:`frontier.check.explore`.
 """
@@ -48,6 +51,8 @@ __all__ = ["HELP", "add_arguments", "run"]
 HELP = "explore a frontier's interleavings (DPOR) and replay a violation"
 
 HOLDS, VIOLATED, BAD_INPUT, INCONCLUSIVE = 0, 1, 2, 3
+RUNS = 300
+"""``--pct``/``--random``: runs per scenario when ``--runs`` is not given."""
 
 
 def _error(message: str) -> int:
@@ -75,10 +80,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="uniformly random scheduling instead of DPOR (a baseline for --pct)")
     p.add_argument("--depth", type=positive_int, metavar="D",
                    help="--pct: the bug depth sought, D - 1 priority changes (default: 3 for "
-                        "the close scenario, whose race needs two changes, else 2)")
-    p.add_argument("--runs", type=positive_int, default=300, metavar="N",
-                   help="--pct/--random: runs per scenario at most (default 300)")
-    p.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
+                        "the close scenario, whose race needs two changes, and the "
+                        "if-monitor's lost wake-up, else 2)")
+    p.add_argument("--runs", type=positive_int, metavar="N",
+                   help=f"--pct/--random: runs per scenario at most (default {RUNS})")
+    p.add_argument("--seed", type=non_negative_int, metavar="S",
                    help="--pct/--random: the seed of the first run (run i: S + i)")
     p.add_argument("--outcomes", action="store_true",
                    help="run every interleaving and tabulate the end states (ACCEPTABLE or "
@@ -106,6 +112,22 @@ def _same(frontier: str) -> str:
     from frontier.userclass import resolve
 
     return resolve(frontier)
+
+
+def _mixed_flags(args: argparse.Namespace) -> str | None:
+    """What is wrong with the combination of modes and flags (``None``: nothing): a flag that
+    the chosen mode would ignore is an error, never silently dropped."""
+    if args.pct and args.random:
+        return "--pct and --random are two different schedulers: choose one"
+    if args.outcomes and (args.pct or args.random):
+        return (f"--outcomes runs every interleaving (DPOR); it does not take "
+                f"{'--pct' if args.pct else '--random'}")
+    if args.depth is not None and not args.pct:
+        return "--depth is the bug depth PCT seeks: it needs --pct"
+    for flag, value in (("--seed", args.seed), ("--runs", args.runs)):
+        if value is not None and not (args.pct or args.random):
+            return f"{flag} is for the randomized schedulers: it needs --pct or --random"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -146,8 +168,9 @@ def run(args: argparse.Namespace) -> int:
         names = scenarios.applicable(args.frontier)
     if not args.out.is_dir():
         return _error(f"--out {args.out} is not a directory")
-    if args.pct and args.random:
-        return _error("--pct and --random are two different schedulers: choose one")
+    wrong = _mixed_flags(args)
+    if wrong:
+        return _error(wrong)
     if args.pct or args.random:
         return _randomized(args, names)
     if args.outcomes:
@@ -208,20 +231,32 @@ def run(args: argparse.Namespace) -> int:
 
 def _randomized(args: argparse.Namespace, names: list[str]) -> int:
     """``--pct`` / ``--random``: up to ``--runs`` runs per scenario, seeds from ``--seed``."""
+    import time
+
+    from crawlers.cli.progress import Meter
     from frontier.check import pct, scenarios, trace
     from frontier.check.explore import replay
 
     strategy = "pct" if args.pct else "random"
+    asked = args.runs or RUNS
+    seed = 0 if args.seed is None else args.seed
+    deadline = None if args.budget is None else time.monotonic() + args.budget
     results, statuses = [], set()
     for name in names:
         sc = scenarios.get(name)
-        depth = args.depth or pct.default_depth(name)
-        runs, k = pct.search(args.frontier, name, strategy=strategy, depth=depth,
-                             runs=args.runs, seed=args.seed)
+        depth = args.depth or pct.default_depth(name, args.frontier)
+        meter = Meter(f"{args.frontier}, scenario {name}, {strategy.upper()}", asked,
+                      sys.stderr, unit="runs", total="asked for")
+        try:
+            runs, k = pct.search(args.frontier, name, strategy=strategy, depth=depth,
+                                 runs=asked, seed=seed, deadline=deadline,
+                                 progress=meter)
+        finally:
+            meter.close()
         n = len(sc.thread_names)
         head = f"{args.frontier}, scenario {name}: {strategy.upper()}, {n} threads, k = {k} steps"
         row = {"frontier": args.frontier, "scenario": name, "strategy": strategy,
-               "threads": n, "k": k, "runs": len(runs), "first_seed": args.seed}
+               "threads": n, "k": k, "runs": len(runs), "first_seed": seed}
         if strategy == "pct":
             p = pct.lower_bound(n, k, depth)
             need = pct.runs_for(p)
@@ -240,17 +275,19 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
             if strategy == "pct":
                 again = f"--pct --depth {depth} --seed {last.seed} --runs 1"
             line = (out.report(full=args.full) + head + f"\nVIOLATED by run {len(runs)} "
-                    f"(seed {last.seed}; seeds {args.seed}..{last.seed - 1} held): {last.broken}; "
+                    f"(seed {last.seed}; seeds {seed}..{last.seed - 1} held): {last.broken}; "
                     f"the same run again: crawlab explore {_typed(args.frontier)} "
                     f"--scenario {name} "
                     f"{again}; trace written to {path}")
             row.update(status="violated", seed=last.seed, broken=last.broken, trace=str(path))
         else:
             statuses.add("inconclusive")
-            line = (head + f"\nINCONCLUSIVE: {len(runs)} runs (seeds {args.seed}.."
-                    f"{args.seed + len(runs) - 1}) held; a randomized search never shows that "
+            cut = (f"the budget of {args.budget:g} s ran out after {len(runs)} of {asked} runs; "
+                   if len(runs) < asked else "")
+            line = (head + f"\nINCONCLUSIVE: {cut}{len(runs)} runs (seeds {seed}.."
+                    f"{seed + len(runs) - 1}) held; a randomized search never shows that "
                     f"a property holds")
-            row.update(status="inconclusive")
+            row.update(status="inconclusive", reason=cut.rstrip("; ") or None)
         results.append(row)
         if not args.json:
             print(line, flush=True)
@@ -261,12 +298,23 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
 
 def _outcomes(args: argparse.Namespace, names: list[str]) -> int:
     """``--outcomes``: the end states of every interleaving, one table per scenario."""
+    import time
+
+    from crawlers.cli.progress import Meter, recorded_count
     from frontier.check import outcomes
 
+    deadline = None if args.budget is None else time.monotonic() + args.budget
     results, statuses = [], set()
     for name in names:
-        rows, runs, cut = outcomes.tabulate(args.frontier, name, args.bound,
-                                            args.max_interleavings)
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        meter = Meter(f"{args.frontier}, scenario {name}, outcomes",
+                      recorded_count(_same(args.frontier), name, args.bound), sys.stderr)
+        try:
+            rows, runs, cut = outcomes.tabulate(args.frontier, name, args.bound,
+                                                args.max_interleavings, budget=left,
+                                                progress=meter)
+        finally:
+            meter.close()
         forbidden = any(r.verdict == "FORBIDDEN" for r in rows)
         statuses.add("violated" if forbidden else "inconclusive" if cut else "holds")
         results.append({"frontier": args.frontier, "scenario": name, "bound": args.bound,

@@ -46,8 +46,13 @@ class Meter:
     """Called with a :class:`frontier.check.explore.Progress` after each interleaving."""
 
     def __init__(self, label: str, expected: int | None, stream: TextIO, *,
-                 after: float = AFTER) -> None:
+                 after: float = AFTER, unit: str = "interleavings",
+                 total: str = "recorded") -> None:
+        """``expected``: the total to estimate the rest by (``None``: no estimate), which
+        the line calls ``total`` (the count recorded, or the runs asked for); ``unit``: what
+        is counted (interleavings, or the randomized schedulers' runs)."""
         self.label, self.expected, self.stream, self.after = label, expected, stream, after
+        self.unit, self.total = unit, total
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self.every = EVERY_TTY if self.tty else EVERY_LOG
         self.shown = 0  # lines written
@@ -57,14 +62,14 @@ class Meter:
     def line(self, done: int, elapsed: float) -> str:
         """The meter's text for ``done`` interleavings after ``elapsed`` seconds."""
         rate = done / elapsed if elapsed > 0 else 0.0
-        text = f"{self.label}: {done} interleavings, {rate:.0f}/s, {elapsed:.0f} s elapsed"
+        text = f"{self.label}: {done} {self.unit}, {rate:.0f}/s, {elapsed:.0f} s elapsed"
         if self.expected:
             if done < self.expected:
                 eta = (self.expected - done) / rate if rate else float("inf")
                 text += (f", about {100 * done / self.expected:.0f}% of the {self.expected} "
-                         f"recorded, about {eta:.0f} s left")
+                         f"{self.total}, about {eta:.0f} s left")
             else:
-                text += f", past the {self.expected} recorded"
+                text += f", past the {self.expected} {self.total}"
         return text
 
     def __call__(self, progress) -> None:

@@ -243,6 +243,46 @@ def _keep() -> None:
     """Instead of frontrun's ``clear_instr_cache`` between interleavings: keep the cache."""
 
 
+KEEP_IDS = True
+"""Keep every object that frontrun gave a DPOR object id alive until the interleaving ends, so
+that the same commit explores the same interleavings on every run. frontrun names the objects
+a run touches by a counter (:class:`frontrun._opcode_observer.StableObjectIds`), looked up by
+``id(obj)`` without holding the object: an object made during the run and freed (a list a
+frontier builds inside a call, such as ``sliced``'s scan) leaves its address to the next one,
+which then inherits its name and, with it, spurious dependencies on the dead object's
+accesses. Whether an address is reused depends on the allocator's state, which frontrun's own
+threads (waking and sleeping outside the schedule) change from run to run: ``sliced``'s
+``lost-wakeup`` explored 1168 or 1169 interleavings (and 1186 at another commit) from run to
+run. Held until the interleaving ends, an address is never reused within it, so an object's
+name depends on the schedule alone. False: frontrun's own behaviour."""
+
+
+def _kept_ids(base: type) -> type:
+    """frontrun's ``StableObjectIds`` holding each object it names until
+    ``reset_for_execution`` (:data:`KEEP_IDS`)."""
+
+    class Kept(base):
+        __slots__ = ("_kept",)
+
+        def __init__(self) -> None:
+            super().__init__()
+            self._kept: list = []
+
+        def get(self, obj: object) -> int:
+            stable_id = self._map.get(id(obj))
+            if stable_id is None:
+                self._kept.append(obj)
+                stable_id = self._map[id(obj)] = self._next_id
+                self._next_id += 1
+            return stable_id
+
+        def reset_for_execution(self) -> None:
+            super().reset_for_execution()
+            self._kept.clear()
+
+    return Kept
+
+
 class _Unrecorded:
     """Instead of frontrun's ``TraceRecorder`` while searching: records nothing. frontrun
     records every shared access of every interleaving only to print the failing one's trace;
@@ -264,11 +304,12 @@ class _Unrecorded:
 @contextmanager
 def _engine_wrapped(limit, budget, on_run, keep=False):
     """Make frontrun's DPOR driver build :class:`_Engine` (frontrun's private
-    ``_dpor_runtime.explore.make_dpor_engine``, patched here and only here), and keep
+    ``_dpor_runtime.explore.make_dpor_engine``, patched here and only here), hold every
+    object frontrun names until its interleaving ends (:data:`KEEP_IDS`), and keep
     frontrun's opcode tracing out of this module: traced, the wrapper's ``__getattr__`` would
     be scheduled inside frontrun's own engine calls and deadlock. Only this file: leaving the
     scenarios' bookkeeping untraced too was faster but made frontrun miss interleavings (the
-    late lost update of tests/test_explore.py went unfound). Restores both on exit."""
+    late lost update of tests/test_explore.py went unfound). Restores all of it on exit."""
     from frontrun._dpor_runtime import explore as driver
 
     made: list[_Engine] = []
@@ -279,9 +320,11 @@ def _engine_wrapped(limit, budget, on_run, keep=False):
         made.append(_Engine(original(**kwargs), limit, budget, on_run, keep))
         return made[-1]
 
-    clear, recorder = driver.clear_instr_cache, driver.TraceRecorder
+    clear, recorder, ids = driver.clear_instr_cache, driver.TraceRecorder, driver.StableObjectIds
     if KEEP_INSTRUCTIONS:
         driver.clear_instr_cache = _keep
+    if KEEP_IDS:
+        driver.StableObjectIds = _kept_ids(ids)
     driver.make_dpor_engine = make
     driver.TraceRecorder = _Unrecorded
     try:
@@ -291,6 +334,7 @@ def _engine_wrapped(limit, budget, on_run, keep=False):
         driver.make_dpor_engine = original
         driver.clear_instr_cache = clear
         driver.TraceRecorder = recorder
+        driver.StableObjectIds = ids
 
 
 def _scenario(scenario: str | Scenario) -> Scenario:

@@ -9,15 +9,19 @@ shown) is two rows. The counts are interleavings of the DPOR search (each a clas
 schedules), not frequencies on real hardware: a FORBIDDEN row with count 1 is as real as one
 with count 100.
 
-Complexity: one exploration of the whole bounded space (no stop at the first violation).
+Complexity: one exploration of the whole bounded space (no stop at the first violation), or
+less when a cap or a budget cuts it (the table is then inconclusive unless it shows a
+FORBIDDEN row).
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from frontier.check.explore import DEFAULT_BOUND, _scenario, _search
+from frontier.check.explore import DEFAULT_BOUND, Progress, _scenario, _search
 from frontier.check.scenarios import Scenario, World, _drain, _took, verdict
 
 __all__ = ["Row", "end_state", "table", "tabulate"]
@@ -43,10 +47,19 @@ def end_state(world: World, counted: bool = False) -> str:
 
 
 def tabulate(name: str, scenario: str | Scenario, bound: int | None = DEFAULT_BOUND,
-             cap: int | None = None) -> tuple[list[Row], int, str | None]:
+             cap: int | None = None, *, budget: float | None = None,
+             progress: Callable[[Progress], None] | None = None,
+             ) -> tuple[list[Row], int, str | None]:
     """The rows (most frequent first), the interleavings run, and why the search stopped
-    early (``None``: the whole bounded space)."""
+    early (``None``: the whole bounded space): ``cap`` interleavings, or ``budget`` seconds.
+    ``progress`` is called after every interleaving (:class:`Progress`)."""
     sc = _scenario(scenario)
+    start = time.monotonic()
+
+    def on_run(n: int) -> None:
+        if progress is not None:
+            progress(Progress(n, time.monotonic() - start))
+
     seen: Counter = Counter()  # (end state, what broke or "") -> interleavings
 
     def record(world: World) -> bool:
@@ -54,7 +67,7 @@ def tabulate(name: str, scenario: str | Scenario, bound: int | None = DEFAULT_BO
         seen[end_state(world, counted=sc.name == "counter"), why or ""] += 1
         return True
 
-    result, cut = _search(sc, name, bound, cap, None, None, stop_on_first=False,
+    result, cut = _search(sc, name, bound, cap, budget, on_run, stop_on_first=False,
                           invariant=record)
     rows = [Row(s, n, "FORBIDDEN" if why else "ACCEPTABLE", why or None)
             for (s, why), n in sorted(seen.items(), key=lambda kv: (-kv[1], kv[0]))]

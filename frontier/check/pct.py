@@ -17,7 +17,8 @@ reports those), or a step of the virtual clock when every thread is asleep. The 
 the run's schedule: :func:`frontier.check.explore.replay` runs it again, so a run found by seed
 ``S`` is a trace file like any other. The same seed gives the same run.
 
-Complexity: one run of the scenario per run asked for, plus one to measure ``k``.
+Complexity: one run of the scenario per run asked for, plus one to measure ``k``; a
+``deadline`` stops the runs early (:func:`search`).
 Not re-entrant (frontrun patches ``threading`` process-wide while a run goes).
 """
 
@@ -25,28 +26,44 @@ from __future__ import annotations
 
 import math
 import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from frontier.check.explore import _frontrun, _scenario, _setup, untraced
+from frontier.check.explore import Progress, _frontrun, _scenario, _setup, untraced
 from frontier.check.scenarios import Scenario, World, verdict
 
 __all__ = ["DEPTHS", "PctRun", "default_depth", "lower_bound", "run", "runs_for", "search"]
 
 CONFIDENCE = 0.95
 
-DEPTHS = {"close": 3}
-"""The depth PCT seeks by default in a scenario, where it is not 2. ``close``: a ``put`` racing
-``close`` breaks only when three orders hold at once (the putter checks "open" before the
-closer closes; the closer closes before the taker reads "closed"; the taker finds the buffer
-empty before the putter stores), and the taker must not be asleep on its backoff then (a
-sleeper wakes only when no thread can run, and the putter can): PCT needs two priority changes
-besides its initial priorities, depth 3. At depth 2 it never broke ``unsynchronized`` there
-(``docs/explore_pct.py`` measures both)."""
+DEPTHS: dict[str | tuple[str, str], int] = {"close": 3, ("monitor-if", "lost-wakeup"): 3}
+"""The depth PCT seeks by default, where it is not 2: by scenario, or by (registered frontier
+name, scenario) where one frontier's bug needs more than the scenario's others (the pair wins).
+
+* ``close``: a ``put`` racing ``close`` breaks only when three orders hold at once (the putter
+  checks "open" before the closer closes; the closer closes before the taker reads "closed";
+  the taker finds the buffer empty before the putter stores), and the taker must not be asleep
+  on its backoff then (a sleeper wakes only when no thread can run, and the putter can): PCT
+  needs two priority changes besides its initial priorities, depth 3. At depth 2 it never
+  broke ``unsynchronized`` there (``docs/explore_pct.py`` measures both).
+* ``monitor-if`` (:class:`frontier.check.teaching.IfMonitor`, the monitor waiting with ``if``)
+  in ``lost-wakeup``: a consumer must sleep before the put, the put must come before the other
+  consumer's ``get``, and that ``get`` must take the URL before the sleeper wakes: three
+  orders, depth 3 (at depth 2, 300 runs from seed 0 held)."""
 
 
-def default_depth(scenario: str | Scenario) -> int:
-    """The depth to seek in ``scenario`` when none is asked for (:data:`DEPTHS`, else 2)."""
-    return DEPTHS.get(scenario if isinstance(scenario, str) else scenario.name, 2)
+def default_depth(scenario: str | Scenario, frontier: str | None = None) -> int:
+    """The depth to seek in ``scenario`` (on ``frontier``, a registered name or a spec, when
+    given) when none is asked for: :data:`DEPTHS` by the pair, else by the scenario, else 2."""
+    name = scenario if isinstance(scenario, str) else scenario.name
+    if frontier is not None:
+        import frontier as registry
+
+        pair = (registry.info(frontier).name, name)
+        if pair in DEPTHS:
+            return DEPTHS[pair]
+    return DEPTHS.get(name, 2)
 
 
 def lower_bound(n: int, k: int, d: int) -> float:
@@ -179,13 +196,21 @@ def steps_of(name: str, scenario: str | Scenario) -> int:
 
 
 def search(name: str, scenario: str | Scenario, *, strategy: str = "pct", depth: int = 2,
-           runs: int = 100, seed: int = 0, k: int | None = None) -> tuple[list[PctRun], int]:
-    """Runs with seeds ``seed``, ``seed + 1`` ... until one breaks the invariant or ``runs``
-    ran: the runs, and the ``k`` used."""
+           runs: int = 100, seed: int = 0, k: int | None = None,
+           deadline: float | None = None,
+           progress: Callable[[Progress], None] | None = None) -> tuple[list[PctRun], int]:
+    """Runs with seeds ``seed``, ``seed + 1`` ... until one breaks the invariant, ``runs``
+    ran, or ``deadline`` (``time.monotonic``) passed: the runs, and the ``k`` used. A search
+    cut by the deadline returns fewer than ``runs`` runs, none broken (at least one run, after
+    the one that measures ``k``). ``progress`` is called after every run, as the DPOR search
+    calls it after every interleaving."""
+    start = time.monotonic()
     k = k or steps_of(name, scenario)
     done = []
     for i in range(runs):
         done.append(run(name, scenario, strategy=strategy, depth=depth, k=k, seed=seed + i))
-        if done[-1].broken:
+        if progress is not None:
+            progress(Progress(len(done), time.monotonic() - start))
+        if done[-1].broken or (deadline is not None and time.monotonic() >= deadline):
             break
     return done, k
