@@ -248,6 +248,9 @@ PAGES = {
     "mutation.rst": {
         "4,000": "a setting: where a check's output is cut",
         "4,001": "a setting: where a check's output is cut",
+        "55": "a setting of the test: where the search is cut",
+        "100": "a setting of the test: where the search is cut",
+        "20": "a setting: the runs asked of the flaky tests",
     },
 }
 TYPED = re.compile(r"(?<![\w.|])\d+(?:\.\d+)?(?:x\b|×|\s?%)|(?<![\w.|])\d+\.\d+(?!\.?\d)"

@@ -171,7 +171,8 @@ def table_inc() -> None:
     lines += ["", f"*Source: measured* by ``docs/explore_pct.py`` on {r0['date']} at commit "
               f"``{r0['commit']}``: {starts} searches per scheduler and depth "
               f"(seeds 0, 1000, ...), each up to {r0['max_runs']} runs; PCT at the depth "
-              f"``crawlab explore --pct`` seeks by default (3 for ``close``, else 2), and at "
+              f"``crawlab explore --pct`` seeks by default (``frontier.check.pct.DEPTHS``: 3 for "
+              f"``close`` and for the if-monitor's ``lost-wakeup``, else 2), and at "
               f"depth 2 too where that differs; the runs depend on the "
               f"seeds only, not on the machine ({r0['machine_implementation']} "
               f"{r0['machine_python']}). A median is given when every search found the bug.",

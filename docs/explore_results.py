@@ -14,8 +14,9 @@ Usage: ``python docs/explore_results.py [FRONTIER ...]``, ``--explore``, ``--tra
 * ``--linearize``: only the linearizability runs (``linearize.csv``, its table, and the
   timeline of ``unsynchronized``'s first bad history).
 
-Interleaving counts are deterministic for a given frontrun version (but ``sliced``'s, whose
-slice depends on the thread's identity); the seconds are one run each on the stamped machine.
+Interleaving counts are deterministic for a given commit, interpreter and frontrun version (the
+explorer keeps every object frontrun has named alive until the interleaving ends, so a freed
+object's address cannot pass its name on); the seconds are one run each on the stamped machine.
 """
 
 from __future__ import annotations
@@ -230,9 +231,9 @@ def table_inc() -> None:
                      f"({sum((r['date'], r['commit']) == (date, commit) for r in rows)} rows)"
                      for date, commit in runs)
     lines += ["", f"*Source: measured* by ``docs/explore_results.py`` on {when} (preemption "
-              f"bound {first['bound']}, the whole bounded space; one run each; the counts do "
-              f"not vary between runs, but ``sliced``'s ``lost-wakeup`` by a few "
-              f"interleavings), {first['machine_cores']} cores, "
+              f"bound {first['bound']}, the whole bounded space; one run each; the same "
+              f"counts on every run of one commit, interpreter and frontrun), "
+              f"{first['machine_cores']} cores, "
               f"{first['machine_implementation']} {first['machine_python']}.", ""]
     (OUT / "explore-table.inc").write_text("\n".join(lines))
 
