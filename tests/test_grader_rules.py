@@ -78,6 +78,16 @@ REFUSED = {
     "x = None or threading.Condition": "'Condition' is shared with the grader",
     "from frontier.contract import Closed\nd = {}\nd[Closed] = 1": "'Closed' is shared",
     "class C(threading.Condition):\n    pass\n\n\nx = C.mro()": "attribute 'mro'",
+    # attribute paths written inside a string, which str.format evaluates (the third reading:
+    # a file that looked at the grader's locks, stats and trace hook this way, unseen)
+    "x = '{0}'.format(1)": "attribute 'format'",
+    "x = str.format_map('{a}', {})": "attribute 'format_map'",
+    "def f(self):\n    return '{0._lock}|{0.stats}'.format(self)": "attribute 'format'",
+    "def f(self):\n    return ('{0.__init__.__globals__[threading]._trace_hook}'\n"
+    "            .format(self))": "attribute 'format'",
+    # a private attribute of a shared class, reached through its module
+    "x = threading.Condition._is_owned": "'_is_owned': a private attribute",
+    "import typing\nx = typing.Optional._getitem": "'_getitem': a private attribute",
 }
 
 
@@ -106,6 +116,7 @@ ALLOWED = [
     "def f(self, c: threading.Condition) -> threading.Condition | None:\n"
     "    self.x: threading.Semaphore = threading.Semaphore(0)",
     "class C(threading.Condition):\n    pass",
+    "def f(self, url):\n    return f'{url}: {self._lock!r} {len(self._urls):>4}'",
 ]
 
 
@@ -352,3 +363,4 @@ def test_anything_on_the_channel_that_is_not_an_event_is_ignored():
     ids = ["tests/a.py::t1"]
     run = _run({"event": "result", "id": ids[0], "outcome": ["passed"], "seconds": "x"})
     assert _read(run, ids)[1] == "fail"  # an outcome that is not "passed" is not a pass
+
