@@ -28,6 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 STARTERS = ROOT / "exercises" / "starters"
 HIDDEN = ROOT / "tests" / "autograder" / "hidden"
 
+INSTALL = "pip install -e '.[test]'"
+"""The README's install command, named wherever the grading finds a dependency missing."""
+
 BUILTINS = frozenset("""
     abs all any bool callable dict divmod enumerate filter float frozenset hash int isinstance
     issubclass iter len list map max min next object print property range repr reversed round
