@@ -166,7 +166,7 @@ class GraderPolicy(_Generated):
     and dunders every exercise may use."""
 
     def lines(self) -> list[str]:
-        from exercises.policy import BUILTINS, DUNDERS, EXERCISES, VALUES
+        from exercises.policy import BUILTINS, DUNDERS, EXERCISES, REFUSED_ATTRIBUTES, VALUES
 
         rows = [["exercise", "may import (module: names)", "also"]]
         for e in EXERCISES.values():
@@ -181,6 +181,10 @@ class GraderPolicy(_Generated):
                 "Builtins every exercise may use: "
                 + ", ".join(f"``{b}``" for b in sorted(BUILTINS)) + ".", "",
                 "Dunder names allowed: " + ", ".join(f"``{d}``" for d in sorted(DUNDERS)) + ".",
+                "", "Attributes refused wherever they appear: "
+                + ", ".join(f"``{a}``" for a in sorted(REFUSED_ATTRIBUTES)) + " (``format`` "
+                "and ``format_map`` read attributes named inside a string; an f-string is "
+                "checked like code), and private ones (``_x``) except on a name of your own.",
                 "", "Imported names that may be stored or passed on as values: "
                 + ", ".join(f"``{v}``" for v in sorted(VALUES)) + "; any other imported name "
                 "(a class, a ``typing`` form) may only be called, subclassed, raised, caught, "

@@ -33,9 +33,9 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 
+from exercises.counters import switching
 from exercises.noise import noise
 from exercises.policy import HIDDEN
-from frontier.contract import FrontierStats
 
 __all__ = ["PLANS", "execute", "hidden_shapes", "make_plans", "needs_evidence", "verify"]
 
@@ -85,7 +85,9 @@ def make_plans(nonce: str) -> list[dict]:
 
 
 def _plan(shape: dict, nonce: str) -> dict:
-    return {**shape, "producers": [[f"http://{nonce}.test/p{p}/{i}" for i in range(shape["per"])]
+    # the shape of the threaded checks' URLs (tests/test_frontier_threads.py), their token a
+    # fresh one per run too: a file cannot tell the judge's plans by their URLs
+    return {**shape, "producers": [[f"http://site{p}.test/{nonce}/{i}" for i in range(shape["per"])]
                                    for p in range(shape["producers"])]}
 
 
@@ -93,45 +95,12 @@ def _plan(shape: dict, nonce: str) -> dict:
 # In the child: run a plan
 
 
-def _counter(name: str) -> property:
-    """A counter of :class:`FrontierStats` whose every read offers a thread switch."""
-    def read(self):
-        value = self.__dict__[name]
-        time.sleep(0)  # give the others a turn between reading the counter and writing it
-        return value
-
-    def write(self, value) -> None:
-        self.__dict__[name] = value
-
-    return property(read, write)
-
-
-class _SwitchingStats(FrontierStats):
-    """The frontier's own :class:`FrontierStats` object, made to offer a thread switch at each
-    read of ``puts``/``gets``: ``stats.puts += 1`` outside the lock then loses updates in every
-    plan, whether or not noise runs (a file that times itself to tell noise apart, and is
-    careful only then, still shows its race). The grader's code, not the file's: nothing in the
-    file is traced or slowed. Same identity, same fields, same ``repr``."""
-
-    puts = _counter("puts")
-    gets = _counter("gets")
-
-
-_SwitchingStats.__name__ = _SwitchingStats.__qualname__ = "FrontierStats"
-
-
-def _switching_counters(f) -> None:
-    stats = getattr(f, "stats", None)
-    if type(stats) is FrontierStats:
-        stats.__class__ = _SwitchingStats
-
-
 def execute(plan: dict, make, files: Iterable[str] = ()) -> dict:
-    """Run ``plan`` on the frontier ``make(capacity)`` gives; the log the judge verifies. A plan
-    with ``noise`` runs with switches offered at random bytecodes of ``files`` (the graded
-    file: :mod:`exercises.noise`)."""
+    """Run ``plan`` on the frontier ``make(capacity)`` gives; the log the judge verifies. The
+    counters offer a thread switch at every read (:func:`exercises.counters.switching`, as in
+    every check of a grading), and a plan with ``noise`` runs with switches offered at random
+    bytecodes of ``files`` (the graded file: :mod:`exercises.noise`)."""
     f = make(plan["capacity"])
-    _switching_counters(f)
     logs: list[list] = []
     pending: dict[str, list] = {}
     lock = threading.Lock()
@@ -194,7 +163,7 @@ def execute(plan: dict, make, files: Iterable[str] = ()) -> dict:
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     try:
-        with shaken:
+        with switching(), shaken:
             producers = [threading.Thread(target=producer, args=(p, urls), daemon=True)
                          for p, urls in enumerate(plan["producers"])]
             consumers = [threading.Thread(target=consumer, args=(c,), daemon=True)

@@ -27,10 +27,20 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: the course root on the path
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from crawlers.args import EXIT_USAGE, OneLineParser, positive_int  # noqa: E402
-from exercises.judge import Grade, GradingError, grade  # noqa: E402
-from exercises.policy import EXERCISES, ROOT  # noqa: E402
-from exercises.static import SourceError  # noqa: E402
+from exercises.policy import EXERCISES, INSTALL, ROOT  # noqa: E402 (the standard library only)
+
+try:
+    from crawlers.args import EXIT_USAGE, OneLineParser, positive_int
+    from exercises.judge import Grade, GradingError, grade
+    from exercises.static import SourceError
+except ImportError as exc:  # the README's install was not done for this Python
+    if __name__ != "__main__" or (exc.name or "").split(".")[0] in (
+            "crawlers", "exercises", "frontier", "tests"):
+        raise  # a module of the course itself: a broken copy, not a missing install
+    print(f"grade.py: this Python ({sys.executable}) lacks {exc.name or exc}, which the course "
+          f"needs: install the course with  {INSTALL}  (see the README), then grade again",
+          file=sys.stderr)
+    raise SystemExit(2) from None  # the grading cannot be done: never a FAIL of yours
 
 WORK = ROOT / "exercises"
 MAX_FAIL_LINES = 40

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from exercises import evidence
-from exercises.policy import EXERCISES, HIDDEN, ROOT, Exercise
+from exercises.policy import EXERCISES, HIDDEN, INSTALL, ROOT, Exercise
 from exercises.static import check_source
 
 __all__ = ["Check", "Grade", "GradingError", "grade", "isolation"]
@@ -249,7 +249,7 @@ def dependencies(ex: Exercise) -> None:
     if missing:
         raise GradingError(
             f"grading {ex.key} needs {', '.join(missing)}, which this Python "
-            f"({sys.executable}) lacks: install the course with  pip install -e '.[test]'")
+            f"({sys.executable}) lacks: install the course with  {INSTALL}")
 
 
 def suites(ex: Exercise, hidden: bool) -> list[str]:

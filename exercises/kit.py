@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["EDITS", "HIDDEN", "KNOWN_OVERLAPS", "LEAVE_OUT", "KitError", "Leak",
+__all__ = ["EDITS", "HIDDEN", "LEAVE_OUT", "KitError", "Leak",
            "kit_files", "solution_leaks", "write_gradescope_zip", "write_student_kit"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,16 +61,9 @@ LEAVE_OUT = {
 #: lines that the starter does not have, the same way). Single lines such as ``with
 #: self._lock:`` are in every frontier of the library, and three can be a common idiom (a
 #: deadline check of ``tests/countserver.py`` matches ex1's); four in a row are in no file the
-#: kit ships today but the one of :data:`KNOWN_OVERLAPS`.
+#: kit ships. No overlap is excused: a starter that hands out another exercise's answer (as
+#: ex2's once did, with ex1's methods written over its monitor) is a leak like any other.
 WINDOW = 4
-
-#: (solution, kit file): why that kit file shares text with that solution on purpose. Reported
-#: as a note by ``crawlab course student-kit``, never as a leak.
-KNOWN_OVERLAPS = {
-    ("ex1_bounded_fifo.py", f"{STARTERS}/ex2_semaphore_monitor.py"):
-        "exercise 2 gives SemMonitorFrontier, a bounded FIFO monitor written on the student's "
-        "condition: its methods are exercise 1's answer with Monitor for Lock",
-}
 
 
 class KitError(ValueError):
@@ -197,18 +190,16 @@ def _windows(lines: list[str], given: set[str]) -> set[tuple[str, ...]]:
     return {tuple(own[i:i + WINDOW]) for i in range(len(own) - WINDOW + 1)}
 
 
-def solution_leaks(files: Iterable[tuple[str, bytes]],
-                   root: Path = ROOT) -> tuple[list[Leak], list[Leak]]:
-    """``(leaks, known)``: the reference solutions' text found in ``files`` (name, content),
-    split into leaks and the overlaps of :data:`KNOWN_OVERLAPS` (at most one of each per
-    solution and file): see :data:`WINDOW`."""
+def solution_leaks(files: Iterable[tuple[str, bytes]], root: Path = ROOT) -> list[Leak]:
+    """The reference solutions' text found in ``files`` (name, content), at most one leak per
+    solution and file: see :data:`WINDOW`."""
     solutions = []
     for solution in sorted((root / SOLUTIONS).glob("*.py")):
         starter = root / STARTERS / solution.name
         given = set(_text_lines(starter.read_bytes()) or []) if starter.is_file() else set()
         own = _windows(_text_lines(solution.read_bytes()) or [], given)
         solutions.append((solution.name, given, own))
-    leaks, known = [], []
+    leaks = []
     for name, data in files:
         lines = _text_lines(data)
         if not lines:
@@ -216,9 +207,8 @@ def solution_leaks(files: Iterable[tuple[str, bytes]],
         for solution, given, own in solutions:
             shared = sorted(own & _windows(lines, given))
             if shared:
-                found = Leak(solution, name, shared[0])
-                (known if (solution, name) in KNOWN_OVERLAPS else leaks).append(found)
-    return leaks, known
+                leaks.append(Leak(solution, name, shared[0]))
+    return leaks
 
 
 def _copy(root: Path, files: list[str], dest: Path) -> None:
@@ -232,10 +222,10 @@ def _copy(root: Path, files: list[str], dest: Path) -> None:
             shutil.copy2(root / name, target, follow_symlinks=False)
 
 
-def write_student_kit(dest: Path, root: Path = ROOT) -> list[Leak]:
-    """Write the student kit into ``dest`` (absent or an empty folder); return the known
-    overlaps (notes). :class:`KitError` when ``dest`` is not empty, ``root`` is no git clone,
-    an edit no longer applies, or a solution leaked (the kit is then deleted)."""
+def write_student_kit(dest: Path, root: Path = ROOT) -> None:
+    """Write the student kit into ``dest`` (absent or an empty folder). :class:`KitError` when
+    ``dest`` is not empty, ``root`` is no git clone, an edit no longer applies, or a solution
+    leaked (the kit is then deleted)."""
     _check_dest(dest)
     files = kit_files(root)
     missing = sorted(set(EDITS) - set(files))
@@ -245,14 +235,13 @@ def write_student_kit(dest: Path, root: Path = ROOT) -> list[Leak]:
     dest.mkdir(parents=True, exist_ok=True)
     try:
         _copy(root, files, dest)
-        leaks, known = solution_leaks(_read_tree(dest), root)
+        leaks = solution_leaks(_read_tree(dest), root)
         if leaks:
             raise KitError(f"the kit would leak a reference solution: {leaks[0]} "
                            f"({len(leaks)} leak(s)); nothing was written")
     except BaseException:
         shutil.rmtree(dest) if created else _empty(dest)
         raise
-    return known
 
 
 def _read_tree(folder: Path) -> Iterator[tuple[str, bytes]]:
@@ -315,7 +304,7 @@ def write_gradescope_zip(dest: Path, root: Path = ROOT) -> Path:
     staging = dest / ".autograder.zip.tmp"
     files = {name: (EDITS[name][0]((root / name).read_text()).encode() if name in EDITS
                     else (root / name).read_bytes()) for name in zip_files(root)}
-    leaks, _ = solution_leaks(files.items(), root)
+    leaks = solution_leaks(files.items(), root)
     if leaks:
         raise KitError(f"the zip would hold a reference solution: {leaks[0]}; not written")
     with zipfile.ZipFile(staging, "w", zipfile.ZIP_DEFLATED) as zf:

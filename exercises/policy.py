@@ -28,6 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 STARTERS = ROOT / "exercises" / "starters"
 HIDDEN = ROOT / "tests" / "autograder" / "hidden"
 
+INSTALL = "pip install -e '.[test]'"
+"""The README's install command, named wherever the grading finds a dependency missing."""
+
 BUILTINS = frozenset("""
     abs all any bool callable dict divmod enumerate filter float frozenset hash int isinstance
     issubclass iter len list map max min next object print property range repr reversed round
@@ -49,9 +52,15 @@ FRAME_ATTRIBUTES = ("f_", "tb_", "gi_", "cr_", "ag_", "co_")
 """Attribute prefixes that walk frames, tracebacks, generators and code objects (a way out of
 the file's own names into the grader's); refused."""
 
-REFUSED_ATTRIBUTES = frozenset({"mro"})
-"""Attributes refused wherever they appear: ``C.mro()`` lists the classes ``C`` is built on,
-so a subclass of ``threading.Condition`` would hand the shared class over as a value."""
+REFUSED_ATTRIBUTES = frozenset({"mro", "format", "format_map", "vformat"})
+"""Attributes refused wherever they appear. ``C.mro()`` lists the classes ``C`` is built on,
+so a subclass of ``threading.Condition`` would hand the shared class over as a value.
+``str.format`` and ``format_map`` (and ``string.Formatter.vformat``) evaluate attribute and
+item paths written *inside a string*: ``"{0.__init__.__globals__[threading]}".format(self)``
+walks to any name while the syntax tree shows only a string, so neither may be named (an
+f-string's fields are parsed as code and checked like any other). The other ways to turn a
+string into an attribute path (``getattr``, ``operator.attrgetter``, ``string.Formatter``,
+``%`` with ``__dict__``) are already out: their names or modules are not allowed."""
 
 VALUES = frozenset({"Lock", "RLock", "monotonic", "deque", "DEFAULT_CAPACITY",
                     "check_capacity", "check_r", "check_priority", "annotations"})

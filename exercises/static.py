@@ -14,6 +14,8 @@ returns one line per violation, ``FILE:LINE: what``. The rules, from
   bound or read (so rebinding ``eval`` in one function cannot make it look allowed in another);
 * dunders: any ``__x__`` identifier outside :data:`~exercises.policy.DUNDERS`;
 * frame walking: attributes starting ``f_``, ``tb_``, ``gi_``, ``cr_``, ``ag_``, ``co_``;
+* attribute paths written inside a string: ``format``, ``format_map`` (see
+  :data:`~exercises.policy.REFUSED_ATTRIBUTES`);
 * no attribute of an imported module or name is assigned or deleted (``deque.append = ...``);
 * the exercise's own ``forbidden`` names (ex2: ``Condition``), as a name or an attribute;
 * the object the exercise asks for is defined at the top level.
@@ -80,8 +82,9 @@ class _Checker(ast.NodeVisitor):
             self.bad(node, f"attribute {name!r} is not allowed in {self.ex.key} (it reaches "
                            "frames, tracebacks or code objects)")
         elif kind == "attribute" and name in REFUSED_ATTRIBUTES:
-            self.bad(node, f"attribute {name!r} is not allowed in {self.ex.key} (it hands "
-                           "over the classes a class is built on)")
+            why = ("it hands over the classes a class is built on" if name == "mro" else
+                   "it reads attributes named inside a string; use an f-string")
+            self.bad(node, f"attribute {name!r} is not allowed in {self.ex.key} ({why})")
 
     def shared_value(self, node: ast.expr, name: str) -> None:
         """``node`` stands for the imported object ``name``: unless it is one of the plain
@@ -181,6 +184,10 @@ class _Checker(ast.NodeVisitor):
             else:
                 for rest in parts[i + 1:]:
                     self.ident(node, rest, "attribute")
+                    if rest.startswith("_") and not _is_dunder(rest):
+                        self.bad(node, f"attribute {rest!r}: a private attribute may only be "
+                                       f"read on a name of your own (self.{rest}), in "
+                                       f"{self.ex.key}")
             return
         self.bad(node, f"module {module!r} may only be used as {module}.NAME with an allowed "
                        f"NAME, not as a value, in {self.ex.key}")

@@ -301,6 +301,32 @@ def _thread_exceptions_fail_the_check(request: pytest.FixtureRequest):
                     f"{first.exc_type.__name__}: {first.exc_value}", pytrace=False)
 
 
+UNTALLIED = frozenset({"test_explored"})
+"""Checks without the counters' watch: the explorer compares the counters with what its
+threads saw in every scenario itself, and it must schedule the frontier's code alone (the
+watch's bookkeeping would be scheduled too, and the explorations would not end in time)."""
+
+
+@pytest.fixture(autouse=True)
+def _counters_agree_in_every_check(request: pytest.FixtureRequest):
+    """When grading a frontier, in every check: the counters offer a thread switch at each read,
+    and at the end each frontier the check made (with no call still running) has
+    ``stats.puts``/``stats.gets`` equal to the URLs that went in and came out, as the grader
+    counted the calls (:func:`exercises.counters.watching`). No check is one where the counters
+    go unwatched."""
+    graded = request.config.graded_frontier  # type: ignore[attr-defined]
+    if not graded or getattr(request.node, "originalname", "") in UNTALLIED:
+        yield
+        return
+    from exercises.counters import watching
+
+    with watching(frontier.info(graded)) as tally:
+        yield
+        problems = tally.check()
+    if problems:
+        pytest.fail(problems[0], pytrace=False)
+
+
 @pytest.fixture(autouse=True)
 def _signal_dispositions_are_left_as_found():
     """A test that calls a command's main() in-process must leave the process's signal

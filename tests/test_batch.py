@@ -164,6 +164,26 @@ def test_three_students_give_the_expected_csv_and_json(tmp_path, fake, capsys):
     assert "1 pass, 2 fail, 0 error" in captured.out
 
 
+def test_on_a_terminal_the_progress_is_a_bar(monkeypatch):
+    """Standard error a terminal: one rich progress bar (done of total, the run just graded),
+    not a line a run; elsewhere the plain lines (the test above)."""
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    advance, close = batch._progress(2)
+    for student in ("ann", "ben"):
+        advance(batch.Run(student, "ex1", "pass", 1, 1, 0.1, None))
+    close()
+    text = err.getvalue()
+    assert "grading" in text and "2/2" in text and "ben ex1" in text, text
+    assert "━" in text and "[1/2]" not in text, text  # the bar, not the lines
+
+
 def test_two_exercises_merge_into_one_results_json(tmp_path, fake):
     subs = make_class(tmp_path, {"dan": {F1: "ok", "ex2_semaphore_monitor.py":
                                          "raise NotImplementedError"}})

@@ -7,6 +7,7 @@ working files in ``exercises/``, so solving an exercise in place breaks no test 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -82,6 +83,20 @@ def test_two_exercises_one_failing_is_a_fail_and_every_suite_ran(tmp_path):
 def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
     rc, out = grade(tmp_path, *args)
     assert rc == 2 and message in out and out.strip().count("\n") == 0, out
+
+
+def test_a_python_without_the_install_is_one_line_and_exit_2(tmp_path):
+    """Grading with a Python where the README's install was not done (here cereggii, which the
+    judge reaches through frontier/, blocked by a sitecustomize on PYTHONPATH): one line naming
+    the install command, exit 2, no traceback; never a FAIL of the student's."""
+    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['cereggii'] = None\n")
+    run = subprocess.run(
+        [sys.executable, "exercises/grade.py", "ex1", "--dir", str(STARTERS)], cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)}, capture_output=True, text=True,
+        timeout=300)
+    out = run.stdout + run.stderr
+    assert run.returncode == 2 and "pip install -e '.[test]'" in out and "cereggii" in out, out
+    assert out.strip().count("\n") == 0 and "Traceback" not in out, out
 
 
 def test_a_check_that_matches_nothing_is_one_line_and_exit_2():

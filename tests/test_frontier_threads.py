@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+import uuid
 from collections import Counter
 
 import pytest
@@ -20,12 +21,15 @@ URLS = 50_000
 
 
 def _move(f, producers: int, consumers: int, n: int, get_timeout: float | None = None):
-    """Push ``n`` distinct URLs through ``f`` with the given threads; return what came out."""
+    """Push ``n`` distinct URLs through ``f`` with the given threads; return what came out.
+    The URLs have the shape of the judge's plans (:mod:`exercises.evidence`), with a fresh
+    token each run: a graded file cannot tell one check from the other by its URLs."""
     per = n // producers
+    token = uuid.uuid4().hex[:12]
     taken: list[list[str]] = [[] for _ in range(consumers)]
 
     def produce(p: int) -> None:
-        urls = [f"http://site{p}.test/{i}" for i in range(per)]
+        urls = [f"http://site{p}.test/{token}/{i}" for i in range(per)]
         if p % 2:  # half the producers use the bulk operation, in small batches
             for i in range(0, per, 10):
                 f.put_many((u, float(i)) for u in urls[i : i + 10])
@@ -51,7 +55,8 @@ def _move(f, producers: int, consumers: int, n: int, get_timeout: float | None =
     join_all(producer_threads, timeout=60)
     f.close()
     join_all(consumer_threads, timeout=30)
-    put = Counter(f"http://site{p}.test/{i}" for p in range(producers) for i in range(per))
+    put = Counter(f"http://site{p}.test/{token}/{i}" for p in range(producers)
+                  for i in range(per))
     return put, Counter(u for out in taken for u in out)
 
 

@@ -78,6 +78,16 @@ REFUSED = {
     "x = None or threading.Condition": "'Condition' is shared with the grader",
     "from frontier.contract import Closed\nd = {}\nd[Closed] = 1": "'Closed' is shared",
     "class C(threading.Condition):\n    pass\n\n\nx = C.mro()": "attribute 'mro'",
+    # attribute paths written inside a string, which str.format evaluates (the third reading:
+    # a file that looked at the grader's locks, stats and trace hook this way, unseen)
+    "x = '{0}'.format(1)": "attribute 'format'",
+    "x = str.format_map('{a}', {})": "attribute 'format_map'",
+    "def f(self):\n    return '{0._lock}|{0.stats}'.format(self)": "attribute 'format'",
+    "def f(self):\n    return ('{0.__init__.__globals__[threading]._trace_hook}'\n"
+    "            .format(self))": "attribute 'format'",
+    # a private attribute of a shared class, reached through its module
+    "x = threading.Condition._is_owned": "'_is_owned': a private attribute",
+    "import typing\nx = typing.Optional._getitem": "'_getitem': a private attribute",
 }
 
 
@@ -106,6 +116,7 @@ ALLOWED = [
     "def f(self, c: threading.Condition) -> threading.Condition | None:\n"
     "    self.x: threading.Semaphore = threading.Semaphore(0)",
     "class C(threading.Condition):\n    pass",
+    "def f(self, url):\n    return f'{url}: {self._lock!r} {len(self._urls):>4}'",
 ]
 
 
@@ -352,3 +363,150 @@ def test_anything_on_the_channel_that_is_not_an_event_is_ignored():
     ids = ["tests/a.py::t1"]
     run = _run({"event": "result", "id": ids[0], "outcome": ["passed"], "seconds": "x"})
     assert _read(run, ids)[1] == "fail"  # an outcome that is not "passed" is not a pass
+
+
+# -- the counters, watched in every check (exercises/counters.py) ----------------------------
+
+
+def _fifo(outside: bool, stats_class=None):
+    """A small unbounded FIFO whose ``put`` counts inside its lock, or after it (racy)."""
+    import threading
+    from collections import deque
+
+    from frontier.contract import FrontierStats
+
+    class Fifo:
+        def __init__(self) -> None:
+            self._urls: deque[str] = deque()
+            self._lock = threading.Lock()
+            self.stats = (stats_class or FrontierStats)()
+
+        def put(self, url: str, priority: float = 0.0) -> None:
+            with self._lock:
+                self._urls.append(url)
+                if not outside:
+                    self.stats.puts += 1
+            if outside:
+                seen = self.stats.puts
+                self.stats.puts = seen + 1
+
+        def put_many(self, pairs) -> None:
+            for url, priority in pairs:
+                self.put(url, priority)
+
+        def get(self):
+            with self._lock:
+                if not self._urls:
+                    return None
+                self.stats.gets += 1
+                return self._urls.popleft()
+
+        def get_many(self, r: int) -> list[str]:
+            with self._lock:
+                out = [self._urls.popleft() for _ in range(min(r, len(self._urls)))]
+                self.stats.gets += len(out)
+                return out
+
+    return Fifo
+
+
+def _hammer(f, threads: int = 4, per: int = 300) -> None:
+    import threading
+
+    def work(t: int) -> None:
+        for i in range(0, per, 3):
+            f.put_many((f"u{t}-{i + k}", 0.0) for k in range(3))
+            f.get()
+
+    ts = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(30)
+    f.get_many(10**6)
+
+
+def test_the_tally_finds_a_counter_updated_outside_the_lock_in_any_check():
+    """With the counters switching (as in every check of a grading), a ``put`` that counts
+    after its lock loses updates under four threads, and the tally, counting the calls as they
+    return (``put_many`` once, though it calls ``put``), says so; the same class counting
+    inside its lock is clean."""
+    from exercises.counters import watching
+
+    for outside, clean in ((False, True), (True, False)):
+        cls = _fifo(outside)
+        plain = dict(cls.__dict__)
+        with watching(cls) as tally:
+            _hammer(cls())
+            problems = tally.check()
+        assert (problems == []) is clean, problems
+        if not clean:
+            assert "a counter updated outside the lock" in problems[0], problems
+        assert dict(cls.__dict__) == plain  # the class has its own methods back
+
+
+def test_the_tally_refuses_stats_of_a_class_of_the_files_own():
+    """A ``FrontierStats`` subclass with counters of its own would not switch: refused."""
+    from exercises.counters import watching
+    from frontier.contract import FrontierStats
+
+    class Stats(FrontierStats):
+        puts = 0
+        gets = 0
+
+    cls = _fifo(False, Stats)
+    with watching(cls) as tally:
+        cls().put("a")
+        assert any("not a frontier.contract.FrontierStats" in p for p in tally.check())
+
+
+def test_switching_counters_look_the_same_and_are_put_back():
+    """The switch is made on the class itself: the same class, repr and equality as ever, and
+    the plain counters again after the block."""
+    from exercises.counters import switching
+    from frontier.contract import FrontierStats
+
+    before = FrontierStats(puts=2)
+    with switching():
+        inside = FrontierStats(puts=2)
+        assert type(inside) is FrontierStats and inside == before
+        assert repr(inside) == repr(FrontierStats(puts=2)) and isinstance(
+            FrontierStats.__dict__["puts"], property)
+        inside.puts += 1
+        assert inside.puts == 3
+    assert FrontierStats.__dict__["puts"] == 0 and before.puts == 2 and inside.puts == 3
+
+
+def test_the_judges_plan_urls_look_like_the_threaded_checks():
+    """A file cannot tell the judge's plans from the threaded checks by their URLs: one shape,
+    ``http://siteP.test/TOKEN/I``, a fresh 12-digit token each run."""
+    import re
+    import uuid
+
+    from tests import test_frontier_threads as threads
+
+    shape = re.compile(r"http://site\d+\.test/[0-9a-f]{12}/\d+")
+    plans = evidence.make_plans(uuid.uuid4().hex[:12])
+    assert all(shape.fullmatch(u) for p in plans for urls in p["producers"] for u in urls)
+
+    class Bag:
+        closed = False
+
+        def __init__(self) -> None:
+            self.urls: list[str] = []
+
+        def put(self, url, priority=0.0):
+            self.urls.append(url)
+
+        def put_many(self, pairs):
+            self.urls.extend(u for u, _ in pairs)
+
+        def get(self, timeout=None):
+            return None
+
+        def close(self) -> None:
+            self.closed = True
+
+    bag = Bag()
+    put, _ = threads._move(bag, 2, 1, 40)
+    assert bag.urls and all(shape.fullmatch(u) for u in bag.urls), bag.urls[:3]

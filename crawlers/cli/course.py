@@ -51,14 +51,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(kit, args: argparse.Namespace) -> int:
     if args.what == "student-kit":
-        known = kit.write_student_kit(args.dest)
+        kit.write_student_kit(args.dest)
         files = sum(1 for p in args.dest.rglob("*") if p.is_file())
         print(f"student kit: {files} files in {args.dest} (no instructor notes, reference "
               "solutions, hidden checks or cheating submissions)")
-        for overlap in known:
-            why = kit.KNOWN_OVERLAPS[overlap.solution, overlap.path]
-            print(f"note: {overlap.path} shares text with {overlap.solution}'s reference "
-                  f"solution on purpose: {why}", file=sys.stderr)
         return 0
     target = kit.write_gradescope_zip(args.dest)
     print(f"{target}: upload it as the Gradescope assignment's autograder "

@@ -9,8 +9,10 @@ waiters, ``notify_all`` every waiter. Mesa semantics: a woken waiter re-checks i
 a rare spurious wake-up is allowed; a *lost* wake-up (a waiter that sleeps on although it was
 notified) is not.
 
-:class:`SemMonitorFrontier` (given) is a bounded FIFO frontier written on your monitor; the
-autograder runs the frontier suites on it, plus tests of the condition itself::
+:class:`SemMonitorFrontier` is a bounded FIFO frontier on your monitor: its methods are your
+exercise 1, with :class:`Monitor` for the lock and :class:`SemCondition` for the conditions
+(bring your ``BoundedFifo`` over). The autograder runs the frontier suites on it, plus tests of
+the condition itself::
 
     python exercises/grade.py ex2
 """
@@ -18,11 +20,11 @@ autograder runs the frontier suites on it, plus tests of the condition itself::
 from __future__ import annotations
 
 import threading
-import time
+import time  # noqa: F401 (your ex1's deadlines need it)
 from collections import deque
 from collections.abc import Iterable
 
-from frontier.contract import (
+from frontier.contract import (  # noqa: F401 (until you use them)
     DEFAULT_CAPACITY,
     Closed,
     Empty,
@@ -77,7 +79,11 @@ class SemCondition:
 
 
 class SemMonitorFrontier:
-    """Bounded FIFO frontier on :class:`Monitor` and two :class:`SemCondition` s (given).
+    """Bounded FIFO frontier on :class:`Monitor` and two :class:`SemCondition` s.
+
+    Its methods are exercise 1's, with :class:`Monitor` for the lock and :class:`SemCondition`
+    for ``threading.Condition``: bring your own ``BoundedFifo`` over (``with self._monitor:``
+    where you wrote ``with self._lock:``, ``cond.wait(left)`` as before).
 
     Invariant: ``0 <= len(_urls) <= capacity``; ``stats.puts - stats.gets == len(_urls)``.
     Thread-safe; O(1) per operation plus the condition's cost.
@@ -92,76 +98,49 @@ class SemMonitorFrontier:
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self.capacity = check_capacity(capacity)
         self._urls: deque[str] = deque()
-        self.stats = FrontierStats()
+        self.stats = FrontierStats()  # count puts, gets, lock_acquisitions, condition_waits
         # _monitor guards _urls, _closed and stats.
         self._monitor = Monitor()
         self._not_full = SemCondition(self._monitor)  # a URL was taken, or closed
         self._not_empty = SemCondition(self._monitor)  # a URL was added, or closed
         self._closed = False
 
-    def _wait(self, cond: SemCondition, deadline: float | None) -> bool:
-        left = None if deadline is None else deadline - time.monotonic()
-        if left is not None and left <= 0:
-            return False
-        cond.wait(left)
-        self.stats.condition_waits += 1
-        return True
+    # ===== YOUR CODE HERE: exercise 1's methods, on the monitor =================================
 
     def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._monitor:
-            self.stats.lock_acquisitions += 1
-            while len(self._urls) >= self.capacity and not self._closed:
-                if not self._wait(self._not_full, deadline):
-                    raise Full
-            if self._closed:
-                raise Closed(self.name)
-            self._urls.append(url)
-            self.stats.puts += 1
-            self._not_empty.notify()
+        """Add ``url``; wait while full (``Full`` when ``timeout`` runs out); ``Closed`` after
+        ``close()``, also for a put that was waiting when ``close()`` was called."""
+        raise NotImplementedError("exercise 2: put (your ex1's, on the monitor)")
 
     def get(self, timeout: float | None = None) -> str | None:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._monitor:
-            self.stats.lock_acquisitions += 1
-            while not self._urls:
-                if self._closed:
-                    return None
-                if not self._wait(self._not_empty, deadline):
-                    raise Empty
-            url = self._urls.popleft()
-            self.stats.gets += 1
-            self._not_full.notify()
-            return url
+        """Take the oldest URL; wait while empty and open (``Empty`` when ``timeout`` runs
+        out); once closed, drain what is left, then return ``None`` at once."""
+        raise NotImplementedError("exercise 2: get (your ex1's, on the monitor)")
 
     def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
-        for url, priority in pairs:
-            self.put(url, priority)
+        """Add every ``(url, priority)`` pair (each may wait for room)."""
+        raise NotImplementedError("exercise 2: put_many (your ex1's, on the monitor)")
 
     def get_many(self, r: int) -> list[str]:
-        check_r(r)
-        with self._monitor:
-            self.stats.lock_acquisitions += 1
-            n = min(r, len(self._urls))
-            out = [self._urls.popleft() for _ in range(n)]
-            self.stats.gets += n
-            if n:
-                self._not_full.notify(n)
-            return out
+        """Take up to ``r`` URLs without ever waiting (``ValueError`` for a bad ``r``:
+        use ``check_r``)."""
+        raise NotImplementedError("exercise 2: get_many (your ex1's, on the monitor)")
 
     def close(self) -> None:
-        with self._monitor:
-            self._closed = True
-            self._not_full.notify_all()
-            self._not_empty.notify_all()
+        """Mark closed and wake every waiting thread. Idempotent."""
+        raise NotImplementedError("exercise 2: close (your ex1's, on the monitor)")
 
     @property
     def closed(self) -> bool:
-        return self._closed
+        raise NotImplementedError("exercise 2: closed")
+
+    # ===== END OF YOUR CODE =====================================================================
 
     def __len__(self) -> int:
+        """URLs waiting (read without the lock: a snapshot)."""
         return len(self._urls)
 
     def _check(self) -> None:
+        """Assert the invariant (the tests call it when no thread is working)."""
         assert 0 <= len(self._urls) <= self.capacity, len(self._urls)
         assert self.stats.puts - self.stats.gets == len(self._urls), self.stats

@@ -15,8 +15,10 @@ waiters, ``notify_all`` every waiter. Mesa semantics: a woken waiter re-checks i
 a rare spurious wake-up is allowed; a *lost* wake-up (a waiter that sleeps on although it was
 notified) is not.
 
-:class:`SemMonitorFrontier` (given) is a bounded FIFO frontier written on your monitor; the
-autograder runs the frontier suites on it, plus tests of the condition itself::
+:class:`SemMonitorFrontier` is a bounded FIFO frontier on your monitor: its methods are your
+exercise 1, with :class:`Monitor` for the lock and :class:`SemCondition` for the conditions
+(bring your ``BoundedFifo`` over). The autograder runs the frontier suites on it, plus tests of
+the condition itself::
 
     python exercises/grade.py ex2
 """
@@ -93,7 +95,8 @@ class SemCondition:
 
 
 class SemMonitorFrontier:
-    """Bounded FIFO frontier on :class:`Monitor` and two :class:`SemCondition` s (given).
+    """Bounded FIFO frontier on :class:`Monitor` and two :class:`SemCondition` s: exercise 1's
+    reference with the monitor for the lock.
 
     Invariant: ``0 <= len(_urls) <= capacity``; ``stats.puts - stats.gets == len(_urls)``.
     Thread-safe; O(1) per operation plus the condition's cost.
