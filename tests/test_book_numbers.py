@@ -83,8 +83,10 @@ BOGUS = ("\nThe ``lockfree`` frontier scales linearly: 123456 pairs per second a
          "interleavings, and past 64 robots every frontier plunges (they all lose).\n")
 
 
-@pytest.mark.parametrize("page", ["scheduler.rst", "free-threaded.rst",
-                                  "handouts/frontier-bench.rst", "instructor/answers.rst"])
+# The student kit has no instructor pages: the pages tried are those of this copy of the book.
+@pytest.mark.parametrize("page", [p for p in ["scheduler.rst", "free-threaded.rst",
+                                               "handouts/frontier-bench.rst",
+                                               "instructor/answers.rst"] if (DOCS / p).is_file()])
 def test_a_bogus_sentence_on_a_page_fails_the_check(book_numbers, page):
     """Mutation: a sentence of hand-typed whole numbers and shape words added to a page that
     passes is caught, each number and word of it, whatever the page's allowances."""
