@@ -519,12 +519,7 @@ def series(
         kwargs = {**plotstyle.look(name(key), ax), **(style(key) if style else {})}
         kwargs.setdefault("label", label(key) if label else (str(key) if by else None))
         (line,) = ax.plot([p["x"] for p in points], [p["median"] for p in points], **kwargs)
-        wide = [p for p in points if p["runs"] >= plotstyle.MIN_RUNS_FOR_SPREAD]
-        if wide:
-            ax.errorbar([p["x"] for p in wide], [p["median"] for p in wide],
-                        yerr=[[p["median"] - p["min"] for p in wide],
-                              [p["max"] - p["median"] for p in wide]],
-                        fmt="none", ecolor=line.get_color(), capsize=3, lw=1)
+        plotstyle.spread(ax, points, "x", line.get_color(), capsize=3, lw=1)
         drawn[key] = points
     return drawn
 

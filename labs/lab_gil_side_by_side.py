@@ -298,12 +298,7 @@ def _plot(lab, rows, chosen, thread_counts) -> None:
                 look = plotstyle.look(interp, ax)
                 (line,) = ax.plot([r["threads"] for r in pts], [r["median"] for r in pts],
                                   label=label[interp], **look)
-                wide = [r for r in pts if r["runs"] >= plotstyle.MIN_RUNS_FOR_SPREAD]
-                if wide:
-                    ax.errorbar([r["threads"] for r in wide], [r["median"] for r in wide],
-                                yerr=[[r["median"] - r["min"] for r in wide],
-                                      [r["max"] - r["median"] for r in wide]],
-                                fmt="none", ecolor=line.get_color(), capsize=3, lw=1)
+                plotstyle.spread(ax, pts, "threads", line.get_color(), capsize=3, lw=1)
             ax.set_xticks(thread_counts)
             ax.set_ylim(bottom=0)
             ax.ticklabel_format(axis="y", style="sci", scilimits=(0, 0))

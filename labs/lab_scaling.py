@@ -227,12 +227,7 @@ def _draw(ax, rows: list[dict], model: dict, interp: str, names: list[str], core
         if beyond:
             ax.plot([r["threads"] for r in beyond], [r["median"] for r in beyond],
                     ls="none", marker=look["marker"], mfc="none", color=line.get_color())
-        wide = [r for r in pts if r["runs"] >= plotstyle.MIN_RUNS_FOR_SPREAD]
-        if wide:
-            ax.errorbar([r["threads"] for r in wide], [r["median"] for r in wide],
-                        yerr=[[r["median"] - r["min"] for r in wide],
-                              [r["max"] - r["median"] for r in wide]],
-                        fmt="none", ecolor=line.get_color(), capsize=2, lw=0.8)
+        plotstyle.spread(ax, pts, "threads", line.get_color(), capsize=2, lw=0.8)
         m = model.get((interp, name))
         if m is not None:
             f = usl.Fit(m["sigma"], m["kappa"], m["rate_1"], int(m["fit_points"]),

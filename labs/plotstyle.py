@@ -28,7 +28,8 @@ from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["DPI", "MAX_WIDTH", "MIN_FONT", "MIN_RUNS_FOR_SPREAD", "PALETTE", "apply", "clashes",
-           "colours", "enforce_readable", "identity", "look", "runs_note", "shared_colours"]
+           "colours", "enforce_readable", "identity", "look", "runs_note", "shared_colours",
+           "spread"]
 
 #: Okabe & Ito, "Color Universal Design" (2008): blue, orange, bluish green, vermillion,
 #: reddish purple, sky blue, black (yellow left out: too faint as a line on white).
@@ -135,6 +136,19 @@ def runs_note(runs: Iterable[int]) -> str:
         note += ", bars min-max" + ("" if counts[0] >= MIN_RUNS_FOR_SPREAD
                                     else f" where {MIN_RUNS_FOR_SPREAD} or more")
     return note
+
+
+def spread(ax: Any, points: Iterable[dict], x: str, color: str, **kw: Any) -> None:
+    """Min-max bars around each point's median, drawn only where the point is the median of
+    :data:`MIN_RUNS_FOR_SPREAD` runs or more (fewer say nothing about spread). ``points`` are
+    dicts with ``x``, ``median``, ``min``, ``max`` and ``runs``; ``kw`` goes to ``errorbar``
+    (``capsize``, ``lw``)."""
+    wide = [p for p in points if p["runs"] >= MIN_RUNS_FOR_SPREAD]
+    if wide:
+        ax.errorbar([p[x] for p in wide], [p["median"] for p in wide],
+                    yerr=[[p["median"] - p["min"] for p in wide],
+                          [p["max"] - p["median"] for p in wide]],
+                    fmt="none", ecolor=color, **kw)
 
 
 def apply() -> None:
