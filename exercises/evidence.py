@@ -98,8 +98,9 @@ def _plan(shape: dict, nonce: str) -> dict:
 def execute(plan: dict, make, files: Iterable[str] = ()) -> dict:
     """Run ``plan`` on the frontier ``make(capacity)`` gives; the log the judge verifies. The
     counters offer a thread switch at their reads (:func:`exercises.counters.switching`, as in
-    every check of a grading: every read of a plan, which stays below its ``FULL``), and a plan with ``noise`` runs with switches offered at random
-    bytecodes of ``files`` (the graded file: :mod:`exercises.noise`)."""
+    every check of a grading: at every read of a plan, which stays below its ``FULL``), and a
+    plan with ``noise`` runs with switches offered at random bytecodes of ``files`` (the graded
+    file: :mod:`exercises.noise`)."""
     f = make(plan["capacity"])
     logs: list[list] = []
     pending: dict[str, list] = {}
