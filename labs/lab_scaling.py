@@ -45,7 +45,7 @@ def _flags(parser) -> None:
                         help="an interpreter with the GIL (default: the one running this lab)")
     add_frontier_flag(parser, "every registered one")
     parser.add_argument("--repeats", type=int, default=None,
-                        help="rounds per interpreter (default: 3 quick, 5 full)")
+                        help="rounds per interpreter (default: 5, quick or not: medians of 5)")
     parser.add_argument("--fit-up-to", type=int, default=None, metavar="N",
                         help="fit the model to 1..N threads (default: the cores up to 4, "
                              "else half of them: the rest check the model)")
@@ -112,7 +112,7 @@ def main(argv=None) -> int:
     if lab.args.from_csv is not None:
         return _replot(lab, lab.args.from_csv, fit_up_to)
     names = [PRIVATE, *frontier_names(lab.args.frontier, frontier.names())]
-    repeats = lab.args.repeats if lab.args.repeats is not None else (3 if lab.quick else 5)
+    repeats = lab.args.repeats if lab.args.repeats is not None else 5
     if repeats < 1:
         raise LabError(f"--repeats must be at least 1, got {repeats}")
     pythons = {"gil": (lab.args.gil_python, False)}

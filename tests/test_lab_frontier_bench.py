@@ -25,6 +25,48 @@ def test_lockfree_is_measured_beside_its_retaining_self_and_one_per_thread():
     assert row["pairs"] > 0 and row["timeouts"] == 0 and "puts" not in row  # no shared stats
 
 
+@pytest.mark.parametrize("name", [fb.SHARED_READ, fb.SHARED_CAS])
+def test_the_shared_reference_baselines_read_and_write_one_atomic_ref(name, monkeypatch):
+    """Each thread calls the shared reference's own methods (counted here), the CAS baseline
+    a compare-and-set per put that succeeds, the read baseline none."""
+    from cereggii import AtomicRef
+
+    calls = {"get": 0, "cas": 0}
+
+    class Counted:  # AtomicRef's methods, counted (a C type cannot be patched in place)
+        def __init__(self, value):
+            self._ref = AtomicRef(value)
+
+        def get(self):
+            calls["get"] += 1
+            return self._ref.get()
+
+        def compare_and_set(self, expected, new):
+            calls["cas"] += 1
+            assert self._ref.compare_and_set(expected, new)
+            return True
+
+    shared = []
+    monkeypatch.setattr(fb, "_make", lambda n, c: shared.append(Counted(object())) or shared[0])
+    row = fb.measure(name, 2, 0.05)
+    assert row["pairs"] > 0 and row["timeouts"] == 0 and len(shared) == 1
+    assert calls["get"] == 2 * row["pairs"]  # put and get both read it
+    assert calls["cas"] == (row["pairs"] if name == fb.SHARED_CAS else 0)
+
+
+def test_lockfree_below_its_goal_is_told_what_one_shared_reference_reaches(
+        tmp_path, capsys, monkeypatch):
+    spec = [(fb.PRIVATE, 100.0, 1.9, 1.0), ("lockfree", 50.0, 0.95, 0.5),
+            (fb.SHARED_READ, 90.0, 0.95, 0.5), (fb.SHARED_CAS, 90.0, 0.76, 0.4)]
+    out = _scaling(tmp_path, _rows(spec), monkeypatch)
+    assert out["lockfree"]["verdict"] == "is below the goal of 0.74 of the ceiling"
+    assert out[fb.SHARED_CAS]["verdict"] == ""  # a diagnostic, never judged
+    assert ("sharing alone: two threads that only read one shared AtomicRef reach 0.50 of the "
+            "ceiling, that read and CAS it 0.40") in capsys.readouterr().out
+    spec[1] = ("lockfree", 50.0, 1.6, 0.9)  # meets its goal: no excuse printed
+    assert fb.shared_floor(list(_scaling(tmp_path, _rows(spec), monkeypatch).values())) is None
+
+
 def test_a_cell_counts_the_collections_that_ran_during_it(monkeypatch):
     """The collector's callbacks are counted while the cell runs, and removed after it."""
     import gc
