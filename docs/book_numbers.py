@@ -83,6 +83,7 @@ PAGES = {
     },
     "free-threaded.rst": {
         "0.12": "a setting: the micro-benchmark's quick cell, in s",
+        "0.5": "a setting: the micro-benchmark's full-mode cell, in s",
         "0.3": "a setting: the side-by-side lab's quick cell, in s",
         "0.15": "a setting: the scaling lab's quick cell, in s",
         "120": "pytest's per-test limit, a setting",
@@ -1231,7 +1232,11 @@ def _more_or_fewer(rows: Rows) -> str:
 
 
 FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
-                "lockfree, nodes left linked", "lockfree, one per thread")
+                "lockfree, nodes left linked", "lockfree, one per thread",
+                "one AtomicRef, read by all", "one AtomicRef, CAS by all")
+FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(6))
+"""The other runs of frontier-bench made on the same day as free-threaded/frontier-bench: run-0
+a first run of the same command (its ceiling too high to judge), run-1 to run-5 quick ones."""
 FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
 
 
@@ -1311,6 +1316,57 @@ def _ft_judged(rows: Rows, fb: Rows) -> str:
     return (text + f"; ``lockfree`` read {_f(float(lf['of_ceiling']))} of it (the lab's verdict: "
             f"{lf['verdict'] or 'none'}) and ``sliced`` {_f(float(sl['of_ceiling']))} "
             f"({sl['verdict'] or 'none'})")
+
+
+def _ft_runs(main: Rows, *repeats: Rows) -> str:
+    """The goals over every run of the day (the main run and its quick repeats, scaling.csv):
+    the ceiling's range, each judged frontier's share of it and in how many runs the lab said
+    it met its goal, and the single-lock frontiers' verdicts; the load range."""
+    runs = [main, *repeats]
+
+    def share(name: str) -> str:
+        rows = [_where(r, frontier=name)[0] for r in runs]
+        met = sum(r["verdict"].startswith("meets") for r in rows)
+        judged = sum(not r["verdict"].startswith("too busy") for r in rows)
+        return (f"``{name}``'s share {_range([float(r['of_ceiling']) for r in rows])} (its goal "
+                f"met in {met} of the {judged} runs the lab could judge)")
+
+    locked = [r for run in runs for r in run if r["verdict"].endswith("single lock should be")]
+    below = sum(r["verdict"].startswith("below") for r in locked)
+    loads = [float(r[0]["machine_load_1min"]) for r in runs]
+    return (f"over the {len(runs)} runs of {main[0]['date'][:10]} (1-minute load "
+            f"{_range(loads)}), the ceiling read "
+            f"{_range([float(r[0]['ceiling']) for r in runs])}x; {share('lockfree')}; "
+            f"{share('sliced')}; and a single-lock frontier was below 1.0x in {below} of its "
+            f"{len(locked)} judged readings")
+
+
+def _ft_shared_ref(rows: Rows) -> str:
+    """What one shared AtomicRef costs two threads (scaling.csv): 2-over-1 ratio and share of
+    the ceiling, read only and read with CAS, beside lockfree with one queue per thread."""
+    def one(name: str) -> str:
+        r = _where(rows, frontier=name)[0]
+        return (f"{_f(float(r['median']))}x, {_f(float(r['of_ceiling']))} of the ceiling, CPU "
+                f"efficiency {_f(float(r['cpu_efficiency']))}")
+    shares = [float(_where(rows, frontier=n)[0]["of_ceiling"])
+              for n in ("one AtomicRef, read by all", "one AtomicRef, CAS by all")]
+    lf = float(_where(rows, frontier="lockfree")[0]["of_ceiling"])
+    where = ("above both" if lf > max(shares) else "below both" if lf < min(shares)
+             else "within their range")
+    return (f"two threads that only read one shared ``AtomicRef`` reached "
+            f"{one('one AtomicRef, read by all')}; that read and compare-and-set it, "
+            f"{one('one AtomicRef, CAS by all')}. ``lockfree``, which does both on every "
+            f"operation (on ``head`` or ``tail``) besides work of its own thread's, reached "
+            f"{_f(lf)} of the ceiling, {where}; its own code with one queue per thread, "
+            f"nothing shared, {one('lockfree, one per thread')}")
+
+
+def _ft_sliced_here(rows: Rows) -> str:
+    """sliced's 2-over-1 ratio, share of the ceiling, CPU efficiency and verdict."""
+    r = _where(rows, frontier="sliced")[0]
+    return (f"it read {_f(float(r['median']))}x, {_f(float(r['of_ceiling']))} of the ceiling, "
+            f"with a CPU efficiency of {_f(float(r['cpu_efficiency']))} (the lab's verdict: "
+            f"{r['verdict'] or 'none'})")
 
 
 def _ft_linked(rows: Rows) -> str:
@@ -1591,7 +1647,7 @@ NUMBERS = [
     Number("cp_scrapy_rate", "crawl-parsers", "crawl-parsers",
            _cp("scrapy", "16", "pages_per_s", 0), "Scrapy pages/s, 16 in flight, over rounds"),
     Number("ft_gainers", "free-threaded/frontier-bench", "scaling", _ft_gainers,
-           "which frontiers gain at 2 threads without the GIL, first session"),
+           "which frontiers gain at 2 threads without the GIL, the committed run"),
     Number("ft_gainers_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
            _ft_gainers, "the same, a later session's machine"),
     Number("ft_ceiling_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
@@ -1604,6 +1660,12 @@ NUMBERS = [
     Number("ft_judged", "free-threaded/frontier-bench", "scaling", _ft_judged,
            "this run's ceiling (per-round ratios and CPUs), load and verdicts, no GIL",
            beside=("free-threaded/frontier-bench", "frontier-bench")),
+    Number("ft_runs", "free-threaded/frontier-bench", "scaling", _ft_runs,
+           "the goals over the day's runs of the micro-benchmark, no GIL", more=FT_REPEATS),
+    Number("ft_shared_ref", "free-threaded/frontier-bench", "scaling", _ft_shared_ref,
+           "one shared AtomicRef read, and read and CASed, by two threads, no GIL"),
+    Number("ft_sliced_here", "free-threaded/frontier-bench", "scaling", _ft_sliced_here,
+           "sliced's ratio, share of the ceiling and CPU efficiency, no GIL"),
     Number("ft_linked", "free-threaded/frontier-bench", "scaling", _ft_linked,
            "lockfree with and without unlinking: collections/s and CPU efficiency, 2 threads"),
     Number("ft_cpu_range", "free-threaded/frontier-bench", "scaling", _ft_cpu_range,
@@ -1612,7 +1674,7 @@ NUMBERS = [
     Number("usl_ceiling", "scaling", "scaling", _usl_ceiling,
            "the central figure's ceiling without the GIL"),
     Number("ft_lf", "free-threaded/frontier-bench", "scaling", _ft_row("lockfree"),
-           "lockfree 2 threads / 1, no GIL, first session"),
+           "lockfree 2 threads / 1, no GIL, the committed run"),
     Number("ft_lf_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
            _ft_row("lockfree"), "lockfree 2 threads / 1, no GIL, later machine"),
     Number("gil_lf", "gil-side-by-side", "ratios", _gil_lf,

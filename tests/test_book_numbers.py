@@ -274,16 +274,23 @@ def test_the_ceiling_target_says_cannot_judge_when_the_load_voids_it(book_number
 
 
 def test_the_ceiling_sentence_explains_a_starved_round(book_numbers, tmp_path):
-    """free-threaded: '1.83x on 1.23 CPUs' is explained round by round from frontier-bench.csv;
-    with no starved 1-thread cell the explanation names none."""
-    text = book_numbers.values(RESULTS)["ft_judged"]
-    assert "median of 5 rounds" in text and "round 4: 1.83x on 1.17 CPUs" in text
+    """free-threaded: a round whose 1-thread ceiling cell had less than one CPU is named, with
+    its CPUs, from frontier-bench.csv; with no starved 1-thread cell the explanation names none."""
     copy = tmp_path / "results"
     shutil.copytree(RESULTS, copy)
-    _rewrite(copy / "free-threaded" / "frontier-bench" / "frontier-bench.csv",
-             lambda r: r.update(cpu_seconds=r["seconds"] if r["threads"] == "1" else
-                                r["cpu_seconds"]))
-    assert "overstates" not in book_numbers.values(copy)["ft_judged"]
+    path = copy / "free-threaded" / "frontier-bench" / "frontier-bench.csv"
+    _rewrite(path, lambda r: r.update(cpu_seconds=r["seconds"] if r["threads"] == "1" else
+                                      r["cpu_seconds"]))
+    text = book_numbers.values(copy)["ft_judged"]
+    assert "median of 5 rounds" in text and "overstates" not in text
+
+    def starve_round_3(r):  # the ceiling's 1-thread cell of round 3 had half a CPU
+        if r["frontier"] == "deque per thread" and r["threads"] == "1" and r["repeat"] == "3":
+            r.update(cpu_seconds=str(float(r["seconds"]) / 2))
+    _rewrite(path, starve_round_3)
+    text = book_numbers.values(copy)["ft_judged"]
+    assert "overstates" in text and "round 3: " in text and "its one thread having had 0.50" \
+        in text
 
 
 def test_the_scrapy_target_follows_whether_the_csv_has_a_scrapy_row(book_numbers, tmp_path):
@@ -303,3 +310,23 @@ def test_the_scrapy_target_follows_whether_the_csv_has_a_scrapy_row(book_numbers
 def test_the_gil_table_verdict_is_the_labs_verdict_of_today(book_numbers):
     inc = (RESULTS / "gil-side-by-side" / "gil-side-by-side.inc").read_text()
     assert "cannot judge" in inc and "goal of 1.4" not in inc
+
+
+def test_the_days_runs_count_the_verdicts_of_every_run(book_numbers, tmp_path):
+    """ft_runs reads the main run and every repeat: a verdict changed in one repeat changes
+    the count, and a run too busy to judge is left out of the runs judged."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    runs = [copy / "free-threaded" / "frontier-bench" / "scaling.csv",
+            *sorted((copy / "free-threaded" / "repeats").glob("run-*/frontier-bench/scaling.csv"))]
+    assert len(runs) == 7
+
+    def lockfree(verdict):
+        return lambda r: r.update(verdict=verdict) if r["frontier"] == "lockfree" else None
+    for path in runs:
+        _rewrite(path, lockfree("is below the goal of 0.74 of the ceiling"))
+    assert "goal met in 0 of the 7 runs" in book_numbers.values(copy)["ft_runs"]
+    _rewrite(runs[3], lockfree("meets the goal of 0.74 of the ceiling"))
+    _rewrite(runs[4], lockfree("too busy to judge (ceiling 1.20x < 1.6x)"))
+    text = book_numbers.values(copy)["ft_runs"]
+    assert "over the 7 runs of" in text and "goal met in 1 of the 6 runs" in text
