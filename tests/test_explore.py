@@ -133,6 +133,9 @@ def test_json_output(capsys):
     ["explore", "monitor", "--seed", "0"],
     ["explore", "monitor", "--runs", "5"],
     ["explore", "monitor", "--outcomes", "--seed", "4"],
+    ["explore", "monitor", "--pct", "--bound", "2"],
+    ["explore", "monitor", "--random", "--bound", "0"],
+    ["explore", "monitor", "--pct", "--max-interleavings", "5"],
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, capsys):
     try:
@@ -142,6 +145,21 @@ def test_bad_input_is_one_line_and_exit_2(argv, capsys):
     assert status == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "error" in err
+
+
+@pytest.mark.parametrize("flag", [["--bound", "1"], ["--pct"], ["--budget", "5"], ["--json"],
+                                  ["--max-interleavings", "3"]])
+def test_replay_refuses_a_flag_it_would_ignore(flag, tmp_path, capsys):
+    """A replay runs the trace file's one interleaving: a search flag beside it is an error
+    naming the flag, not dropped (the same file replays without it)."""
+    assert main(["explore", "unsynchronized", "--scenario", "lost-update",
+                 "--out", str(tmp_path)]) == 1
+    path = str(tmp_path / "explore-unsynchronized-lost-update.json")
+    assert main(["explore", "unsynchronized", "--replay", path]) == 1  # replays, breaks again
+    capsys.readouterr()
+    assert main(["explore", "unsynchronized", "--replay", path, *flag]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and flag[0] in err and "--replay" in err
 
 
 def test_a_bad_trace_file_is_one_line_and_exit_2(tmp_path, capsys):

@@ -67,7 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     add_frontier_arguments(p)
     p.add_argument("--scenario", help="one scenario (default: every one that applies)")
-    p.add_argument("--bound", type=non_negative_int, default=DEFAULT_BOUND,
+    p.add_argument("--bound", type=non_negative_int, default=None,
                    help=f"preemptions per interleaving (default {DEFAULT_BOUND})")
     p.add_argument("--budget", type=non_negative, metavar="SECONDS",
                    help="stop after this many seconds in all (the result is then inconclusive, "
@@ -117,8 +117,25 @@ def _same(frontier: str) -> str:
 def _mixed_flags(args: argparse.Namespace) -> str | None:
     """What is wrong with the combination of modes and flags (``None``: nothing): a flag that
     the chosen mode would ignore is an error, never silently dropped."""
+    if args.replay is not None:
+        given = [flag for flag, value in (
+            ("--pct", args.pct), ("--random", args.random), ("--outcomes", args.outcomes),
+            ("--bound", args.bound is not None), ("--budget", args.budget is not None),
+            ("--max-interleavings", args.max_interleavings is not None),
+            ("--depth", args.depth is not None), ("--runs", args.runs is not None),
+            ("--seed", args.seed is not None), ("--json", args.json)) if value]
+        if given:
+            return (f"--replay runs the trace file's one interleaving again: it does not take "
+                    f"{given[0]}")
+        return None
     if args.pct and args.random:
         return "--pct and --random are two different schedulers: choose one"
+    randomized = "--pct" if args.pct else "--random" if args.random else None
+    if randomized and args.bound is not None:
+        return (f"--bound is the preemption bound of the exhaustive search; {randomized} runs "
+                f"are bounded by --runs (and, for --pct, shaped by --depth)")
+    if randomized and args.max_interleavings is not None:
+        return f"--max-interleavings caps the exhaustive search; {randomized} takes --runs"
     if args.outcomes and (args.pct or args.random):
         return (f"--outcomes runs every interleaving (DPOR); it does not take "
                 f"{'--pct' if args.pct else '--random'}")
@@ -140,6 +157,13 @@ def run(args: argparse.Namespace) -> int:
     if missing_frontier(args, "explore"):
         return 2
     frontier.info(args.frontier)  # UnknownFrontier: one line, exit 2 (crawlab's main)
+    wrong = _mixed_flags(args)
+    if wrong:
+        return _error(wrong)
+    if args.bound is None:
+        from frontier.check.explore import DEFAULT_BOUND
+
+        args.bound = DEFAULT_BOUND
     if args.replay is not None:
         if args.scenario is not None:
             return _error("--replay takes the scenario from the trace file")
@@ -168,9 +192,6 @@ def run(args: argparse.Namespace) -> int:
         names = scenarios.applicable(args.frontier)
     if not args.out.is_dir():
         return _error(f"--out {args.out} is not a directory")
-    wrong = _mixed_flags(args)
-    if wrong:
-        return _error(wrong)
     if args.pct or args.random:
         return _randomized(args, names)
     if args.outcomes:
