@@ -1231,9 +1231,11 @@ def _more_or_fewer(rows: Rows) -> str:
     return "more" if hp > site else "fewer" if hp < site else "as many"
 
 
+FT_SHARED_READ = "one AtomicRef, read by all"  # labs.lab_frontier_bench.SHARED_READ
+FT_SHARED_CAS = "one AtomicRef, CAS by all"  # labs.lab_frontier_bench.SHARED_CAS
 FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
                 "lockfree, nodes left linked", "lockfree, one per thread",
-                "one AtomicRef, read by all", "one AtomicRef, CAS by all")
+                FT_SHARED_READ, FT_SHARED_CAS)
 FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(6))
 """The other runs of frontier-bench made on the same day as free-threaded/frontier-bench: run-0
 a first run of the same command (its ceiling too high to judge), run-1 to run-5 quick ones."""
@@ -1344,18 +1346,19 @@ def _ft_runs(main: Rows, *repeats: Rows) -> str:
 def _ft_shared_ref(rows: Rows) -> str:
     """What one shared AtomicRef costs two threads (scaling.csv): 2-over-1 ratio and share of
     the ceiling, read only and read with CAS, beside lockfree with one queue per thread."""
+    row = {r["frontier"]: r for r in rows}
+
     def one(name: str) -> str:
-        r = _where(rows, frontier=name)[0]
+        r = row[name]
         return (f"{_f(float(r['median']))}x, {_f(float(r['of_ceiling']))} of the ceiling, CPU "
                 f"efficiency {_f(float(r['cpu_efficiency']))}")
-    shares = [float(_where(rows, frontier=n)[0]["of_ceiling"])
-              for n in ("one AtomicRef, read by all", "one AtomicRef, CAS by all")]
-    lf = float(_where(rows, frontier="lockfree")[0]["of_ceiling"])
+    shares = [float(row[n]["of_ceiling"]) for n in (FT_SHARED_READ, FT_SHARED_CAS)]
+    lf = float(row["lockfree"]["of_ceiling"])
     where = ("above both" if lf > max(shares) else "below both" if lf < min(shares)
              else "within their range")
     return (f"two threads that only read one shared ``AtomicRef`` reached "
-            f"{one('one AtomicRef, read by all')}; that read and compare-and-set it, "
-            f"{one('one AtomicRef, CAS by all')}. ``lockfree``, which does both on every "
+            f"{one(FT_SHARED_READ)}; that read and compare-and-set it, "
+            f"{one(FT_SHARED_CAS)}. ``lockfree``, which does both on every "
             f"operation (on ``head`` or ``tail``) besides work of its own thread's, reached "
             f"{_f(lf)} of the ceiling, {where}; its own code with one queue per thread, "
             f"nothing shared, {one('lockfree, one per thread')}")

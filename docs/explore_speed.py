@@ -190,14 +190,15 @@ def table_inc() -> None:
             f"seconds; the longest pair alone takes {max(seconds):.0f}): "
             + ("within" if lpt <= goal else "over")
             + f" the goal of {goal} s of wall clock on {r0['machine_cores']} idle cores.")
+    # the load before the first run of the set: a later run's "before" still holds the load of
+    # the run just ended (a 1-minute average), its own work, not others'
+    before = float(runs[0]["load_before"])
+    idle_before = before < 1.0  # the runs' own processes make the load during them about 2
     if two:
         wall2 = median(float(r["wall_seconds"]) for r in two)
-        # before the first run of the set: a later run's "before" still holds the load of
-        # the run just ended (a 1-minute average), its own work, not others'
-        before = float(runs[0]["load_before"])
         text += (f" Measured with two processes, the wall clock was {wall2:.0f} s, "
                  + ("within" if wall2 <= goal else "over") + " the goal")
-        if before < 1.0:  # the runs' own two processes make the load during them about 2
+        if idle_before:
             text += (f", on a machine otherwise idle (1-minute load {before:g} before the first "
                      "run; the load during the runs is their own worker processes).")
         else:
@@ -210,9 +211,9 @@ def table_inc() -> None:
               f"(preemption bound 1), {len(runs) // len(keys)} round(s), the variants run in "
               f"turn; {r0['machine_cores']} cores, {r0['machine_implementation']} "
               f"{r0['machine_python']}, 1-minute load {loads[0]:g} to {loads[-1]:g}"
-              + (" (the machine was not idle before the runs: read the ratios, not the seconds)."
-                 if float(runs[0]["load_before"]) >= 1.0 else
-                 " (during the runs, their own worker processes and threads).")
+              + (" (during the runs, their own worker processes and threads)." if idle_before
+                 else " (the machine was not idle before the runs: read the ratios, not the "
+                 "seconds).")
               + " The 1-minute load before each run is in ``speed.csv``.", ""]
     (OUT / "speed-table.inc").write_text("\n".join(lines))
 

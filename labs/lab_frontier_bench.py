@@ -64,6 +64,8 @@ PER_THREAD = "lockfree, one per thread"
 # references pays for sharing, whatever else its code does
 SHARED_READ = "one AtomicRef, read by all"
 SHARED_CAS = "one AtomicRef, CAS by all"
+# measured beside lockfree whenever it runs, never judged
+LOCKFREE_DIAGNOSTICS = (RETAINING, PER_THREAD, SHARED_READ, SHARED_CAS)
 _BATCH = 64  # pairs between two looks at the clock
 
 
@@ -238,8 +240,7 @@ def main(argv=None) -> int:
     repeats = ROUNDS
     names = [*BASELINES, *chosen]
     if "lockfree" in chosen:
-        names[names.index("lockfree") + 1:names.index("lockfree") + 1] = [
-            RETAINING, PER_THREAD, SHARED_READ, SHARED_CAS]
+        names[names.index("lockfree") + 1:names.index("lockfree") + 1] = LOCKFREE_DIAGNOSTICS
     rows = []
     for rep in range(repeats):  # rounds outermost, so slow drift of the machine hits all alike
         # one name's thread counts back to back: its 2-thread over 1-thread ratio comes from
@@ -382,7 +383,7 @@ def verdict(name: str, median: float, of_ceiling: float, ceiling: float | None,
             gil: bool, cores: int) -> str:
     """The computed verdict on one frontier's 2-thread over 1-thread ratio (empty: no goal)."""
     goal = CEILING_GOALS.get(name)
-    diagnostic = (*BASELINES, RETAINING, PER_THREAD, SHARED_READ, SHARED_CAS)
+    diagnostic = (*BASELINES, *LOCKFREE_DIAGNOSTICS)
     if gil or name in diagnostic or (goal is None and not single_lock(name)):
         return ""
     if ceiling is None:
