@@ -782,12 +782,11 @@ def _bsp_cpu(p: str, role: str) -> Callable[[Rows], str]:
 
 
 def _bsp_bound(rows: Rows) -> str:
-    one, two = _where(rows, P="1")[0], _where(rows, P="2")[0]
+    from labs.lab_bsp_speedup import cpu_bound
 
-    def every(r: dict) -> float:
-        xs = [float(r[f"{k}_cpu_ms_per_page"]) for k in ("workers", "coordinator", "server")]
-        return sum(x for x in xs if x == x)
-    return _f(2 * float(one["workers_cpu_ms_per_page"]) / every(two))
+    cpu = [{k: (int(v) if k == "P" else float(v)) for k, v in r.items()
+            if k == "P" or k.endswith("_per_page") or k == "pages_per_s"} for r in rows]
+    return _f(cpu_bound(cpu))
 
 
 def _bsp_bound_verdict(rows: Rows) -> str:
@@ -1795,6 +1794,10 @@ NUMBERS = [
            "coordinator CPU ms per page, P = 2"),
     Number("bsp_s2", "bsp-speedup", "cpu", _bsp_cpu("2", "server"),
            "server CPU ms per page, P = 2"),
+    Number("bsp_cores1", "bsp-speedup", "cpu", lambda rows: _f(_one(rows, "cores_busy", P="1")),
+           "cores the crawl kept busy, P = 1"),
+    Number("bsp_cores2", "bsp-speedup", "cpu", lambda rows: _f(_one(rows, "cores_busy", P="2")),
+           "cores the crawl kept busy, P = 2"),
     Number("bsp_bound", "bsp-speedup", "cpu", _bsp_bound,
            "P=2 over P=1 on 2 cores of its own, from CPU seconds"),
     Number("bsp_bound_verdict", "bsp-speedup", "cpu", _bsp_bound_verdict,

@@ -154,6 +154,19 @@ def test_budget_and_superstep_limits():
     assert report.pages_fetched <= 3 * 2 * 8
 
 
+def test_the_workers_cpu_seconds_count_the_crawl_and_not_the_start_up():
+    """Each worker reports its process's CPU time per superstep from the barrier that starts
+    the crawl clock: a one-superstep crawl costs far less CPU than starting an interpreter and
+    importing the crawler, which a count from the process's start would include."""
+    import os
+
+    report = bsp(procs=2, robots=2, R=4, max_supersteps=1)
+    per_step = [c for rec in report.per_superstep for c in rec.per_worker["cpu_seconds"]]
+    assert len(per_step) == 2 and all(c > 0 for c in per_step)
+    assert report.workers_cpu_seconds == pytest.approx(sum(per_step), abs=1e-3)
+    assert report.workers_cpu_seconds <= report.seconds * (os.cpu_count() or 1) + 0.05
+
+
 # -- the CLI, both backends ---------------------------------------------------------------
 
 def _cli(*args: str, timeout: float = 90, mpi: int | None = None

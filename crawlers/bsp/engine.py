@@ -143,6 +143,9 @@ class WorkerStep:
     the same from the worker's own links); ``misrouted`` received URLs it does not own (must
     stay 0); ``frontier`` the URLs waiting after the superstep (``spilled`` of them in the
     overflow list); seconds spent fetching (with processing), in the exchange, applying.
+    ``cpu_seconds``: the CPU time of the worker's process (all its threads) since its previous
+    report (the first: since the barrier that starts the crawl clock), so that the sum over
+    supersteps is the CPU the crawl itself cost, start-up excluded.
     ``local`` the ``(url, cash)`` the worker put into its own frontier from its own pages: with
     ``pages``, what a coordinator needs to hand a dead worker's unfinished URLs over.
     ``claimed``: the URLs this worker owns that some worker reached, so far (its visited set;
@@ -169,6 +172,7 @@ class WorkerStep:
     fetch_seconds: float = 0.0
     exchange_seconds: float = 0.0
     apply_seconds: float = 0.0
+    cpu_seconds: float = 0.0
     local: list[tuple[str, float]] = field(default_factory=list)
     claimed: int = 0
     limits: dict[str, int] = field(default_factory=dict)  # this superstep's policy counters
@@ -425,6 +429,7 @@ class Worker:
             superstep = s.resume_from
         self.t.barrier()  # everybody is ready: the crawl clock starts now
         t_start = time.monotonic()
+        cpu_mark = time.process_time()
         timer = None
         if s.seconds is not None and self.cut is not None:
             timer = threading.Timer(s.seconds, self.cut)  # the slice ends mid-superstep too
@@ -468,6 +473,8 @@ class Worker:
                 t3 = time.perf_counter()
                 step.fetch_seconds, step.exchange_seconds = t1 - t0, t2 - t1
                 step.apply_seconds = t3 - t2
+                cpu_now = time.process_time()
+                step.cpu_seconds, cpu_mark = cpu_now - cpu_mark, cpu_now
                 gathered = self.t.gather(step)
                 if gathered is not None and self.on_gather is not None:
                     self.on_gather(gathered)

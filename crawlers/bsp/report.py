@@ -87,6 +87,9 @@ class BspReport:
     quality: float | None = None
     web_size: int | None = None
     supersteps: int = 0
+    # CPU seconds of the workers' processes (every thread) during the crawl, start-up excluded:
+    # the sum of the reports' cpu_seconds (a dead worker's last superstep is not in it)
+    workers_cpu_seconds: float = 0.0
     messages: int = 0
     urls_sent: int = 0
     page_messages: int = 0
@@ -195,7 +198,7 @@ class Collector:
                     self.sink.edges(res.url, res.links)
         per = {k: [getattr(st, k) for st in steps] for k in (
             *_SUMMED[1:], "links", "sent_to", "received_from", "spilled", "fetch_seconds",
-            "exchange_seconds", "apply_seconds")}
+            "exchange_seconds", "apply_seconds", "cpu_seconds")}
         per["pages"] = [len(st.pages) for st in steps]
         self.records.append(SuperstepRecord(
             superstep=steps[0].superstep,
@@ -223,6 +226,8 @@ class Collector:
         r.pages_per_second = (n - self.resumed) / seconds if seconds > 0 else 0.0
         r.resumed = self.resumed
         r.supersteps = len(self.records)
+        r.workers_cpu_seconds = round(
+            sum(sum(rec.per_worker["cpu_seconds"]) for rec in self.records), 4)
         for k in ("messages", "urls_sent", "page_messages", "failures", "local_failures",
                   "misrouted"):
             setattr(r, k, sum(getattr(rec, k) for rec in self.records))
