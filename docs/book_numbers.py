@@ -1232,12 +1232,16 @@ def _more_or_fewer(rows: Rows) -> str:
 
 FT_SHARED_READ = "one AtomicRef, read by all"  # labs.lab_frontier_bench.SHARED_READ
 FT_SHARED_CAS = "one AtomicRef, CAS by all"  # labs.lab_frontier_bench.SHARED_CAS
+FT_SHARED_OBJECT = ("one shared object, a deque per thread behind it"  # ...SHARED_OBJECT
+                    )
 FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
                 "lockfree, nodes left linked", "lockfree, one per thread",
-                FT_SHARED_READ, FT_SHARED_CAS)
-FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(6))
+                FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT)
+FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(8))
 """The other runs of frontier-bench made on the same day as free-threaded/frontier-bench: run-0
-a first run of the same command (its ceiling too high to judge), run-1 to run-5 quick ones."""
+a first run of the same command (its ceiling too high to judge), run-1 to run-5 quick ones,
+run-6 and run-7 full ones late that day (run-7 the main run before the shared-object
+baseline was added beside sliced)."""
 FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
 
 
@@ -1340,6 +1344,31 @@ def _ft_runs(main: Rows, *repeats: Rows) -> str:
             f"{_range([float(r[0]['ceiling']) for r in runs])}x; {share('lockfree')}; "
             f"{share('sliced')}; and a single-lock frontier was below 1.0x in {below} of its "
             f"{len(locked)} judged readings")
+
+
+def _ft_shared_object(rows: Rows) -> str:
+    """The shared-object baseline beside sliced (scaling.csv): ratio, share of the ceiling and
+    CPU efficiency of each."""
+    row = {r["frontier"]: r for r in rows}
+
+    def one(name: str) -> str:
+        r = row[name]
+        return (f"{_f(float(r['median']))}×, {_f(float(r['of_ceiling']))} of the ceiling, CPU "
+                f"efficiency {_f(float(r['cpu_efficiency']))}")
+    return (f"two threads calling one shared object that does the least work there is on a deque "
+            f"of each thread's own reached {one(FT_SHARED_OBJECT)}; ``sliced``, whose calls do "
+            f"more work of their own behind the same shared object, {one('sliced')}")
+
+
+def _ft_quiet(rows: Rows) -> str:
+    """One run's load, ceiling and the two judged frontiers' shares and verdicts
+    (scaling.csv)."""
+    row = {r["frontier"]: r for r in rows}
+    lf, sl = row["lockfree"], row["sliced"]
+    return (f"at a 1-minute load of {_f(float(rows[0]['machine_load_1min']))}, the ceiling read "
+            f"{_f(float(rows[0]['ceiling']))}×, ``lockfree`` {_f(float(lf['of_ceiling']))} of "
+            f"it ({lf['verdict'] or 'no verdict'}) and ``sliced`` "
+            f"{_f(float(sl['of_ceiling']))} ({sl['verdict'] or 'no verdict'})")
 
 
 def _ft_shared_ref(rows: Rows) -> str:
@@ -1664,6 +1693,10 @@ NUMBERS = [
            beside=("free-threaded/frontier-bench", "frontier-bench")),
     Number("ft_runs", "free-threaded/frontier-bench", "scaling", _ft_runs,
            "the goals over the day's runs of the micro-benchmark, no GIL", more=FT_REPEATS),
+    Number("ft_shared_object", "free-threaded/frontier-bench", "scaling", _ft_shared_object,
+           "the shared-object baseline beside sliced, no GIL"),
+    Number("ft_quiet", "free-threaded/repeats/run-6/frontier-bench", "scaling", _ft_quiet,
+           "the quietest run of the day's micro-benchmarks, no GIL"),
     Number("ft_shared_ref", "free-threaded/frontier-bench", "scaling", _ft_shared_ref,
            "one shared AtomicRef read, and read and CASed, by two threads, no GIL"),
     Number("ft_sliced_here", "free-threaded/frontier-bench", "scaling", _ft_sliced_here,

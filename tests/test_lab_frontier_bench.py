@@ -76,6 +76,46 @@ def test_lockfree_below_its_goal_is_told_what_one_shared_reference_reaches(
     assert fb.shared_floor(list(_scaling(tmp_path, _rows(spec), monkeypatch).values())) is None
 
 
+def test_the_shared_object_baseline_shares_the_object_and_nothing_else(monkeypatch):
+    """Both threads call the one object; each thread's URLs stay on a deque of its own, so
+    every get returns the URL its own thread put (a shared deque would hand out the other's)."""
+    made: list = []
+    real = fb._make
+    monkeypatch.setattr(fb, "_make", lambda n, c: made.append(real(n, c)) or made[0])
+    seen: dict[int, set[str]] = {}
+    original_get = fb._SharedObject.get
+
+    def get(self):
+        url = original_get(self)
+        seen.setdefault(threading.get_ident(), set()).add(url)  # each thread its own key
+        return url
+
+    monkeypatch.setattr(fb._SharedObject, "get", get)
+    row = fb.measure(fb.SHARED_OBJECT, 2, 0.05)
+    assert row["pairs"] > 0 and row["timeouts"] == 0 and len(made) == 1
+    assert len(seen) == 2 and all(len(urls) == 1 for urls in seen.values())
+    assert len(set().union(*seen.values())) == 2  # two threads, two URLs, never crossed
+    shared = fb._SharedObject()  # and, in a fixed order: another thread's URL stays its own
+    other = threading.Thread(target=shared.put, args=("theirs",))
+    other.start()
+    other.join(timeout=10)
+    shared.put("mine")
+    assert not other.is_alive() and shared.get() == "mine"
+
+
+def test_sliced_below_its_goal_is_told_what_the_shared_object_reaches(
+        tmp_path, capsys, monkeypatch):
+    spec = [(fb.PRIVATE, 100.0, 1.9, 1.0), ("sliced", 50.0, 1.5, 0.8),
+            (fb.SHARED_OBJECT, 90.0, 1.2, 0.6)]
+    out = _scaling(tmp_path, _rows(spec), monkeypatch)
+    assert out["sliced"]["verdict"] == "is below the goal of 0.95 of the ceiling"
+    assert out[fb.SHARED_OBJECT]["verdict"] == ""  # a diagnostic, never judged
+    assert ("the contract alone: two threads calling one shared object whose work is on a "
+            "deque of each thread's own reach 0.63 of the ceiling") in capsys.readouterr().out
+    spec[1] = ("sliced", 50.0, 1.85, 0.9)  # meets its goal: no excuse printed
+    assert fb.shared_object(list(_scaling(tmp_path, _rows(spec), monkeypatch).values())) is None
+
+
 def test_a_cell_counts_the_collections_that_ran_during_it(monkeypatch):
     """The collector's callbacks are counted while the cell runs, and removed after it."""
     import gc
