@@ -330,3 +330,30 @@ def test_the_days_runs_count_the_verdicts_of_every_run(book_numbers, tmp_path):
     _rewrite(runs[4], lockfree("too busy to judge (ceiling 1.20x < 1.6x)"))
     text = book_numbers.values(copy)["ft_runs"]
     assert "over the 9 runs of" in text and "goal met in 1 of the 8 runs" in text
+
+
+def test_the_bsp_reason_follows_the_cores_and_the_bound(book_numbers, tmp_path):
+    """The handout's measured reason is computed from cpu.csv: P = 1's cores against one,
+    and whether the 2-core bound rules 1.6x out."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    path = copy / "bsp-speedup" / "cpu.csv"
+
+    def set_p1(cores, rate):
+        def change(row):
+            if row["P"] == "1":
+                row.update(cores_busy=str(cores), pages_per_s=str(rate))
+        _rewrite(path, change)
+
+    set_p1(1.4, 200.0)  # more than a core, and a P=1 fast enough that 1.6x is out of reach
+    got = book_numbers.values(copy)
+    assert got["bsp_cores1"].startswith("1.40 cores: more than one")
+    assert got["bsp_reason"].startswith("That is the reason, measured: P = 1 is already more")
+    set_p1(0.95, 200.0)  # one core, still out of reach: the other process's CPU is why
+    got = book_numbers.values(copy)
+    assert got["bsp_cores1"] == "0.95 cores: no more than one"
+    assert "more than two cores can give" in got["bsp_reason"]
+    set_p1(0.95, 50.0)  # a slow P=1: 1.6x is within the bound
+    got = book_numbers.values(copy)
+    assert float(got["bsp_bound"]) >= 1.6 and got["bsp_bound_verdict"] == "within"
+    assert got["bsp_reason"].startswith("So the target is not ruled out by CPU seconds")
