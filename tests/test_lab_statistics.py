@@ -119,7 +119,7 @@ def test_bsp_speedup_runs_every_crawler_equally_and_compares_medians(tmp_path, m
         cpu = {f"{role}_{unit}": 1.0 for role in ("workers", "coordinator", "server")
                for unit in ("cpu_s", "cpu_ms_per_page")}
         return {"pages": 1, "seconds": 1.0, "pages_per_s": next(rates[(backend, procs)]),
-                "supersteps": 1, "startup_seconds": 0.0, "errors": 0, **cpu}
+                "supersteps": 1, "startup_seconds": 0.0, "errors": 0, "cores_busy": 3.0, **cpu}
 
     def fake_scrapy(seeds, scratch):
         return {"pages": 1, "seconds": 1.0, "pages_per_s": next(scrapy), "supersteps": "",
