@@ -1255,8 +1255,8 @@ def _more_or_fewer(rows: Rows) -> str:
 
 FT_SHARED_READ = "one AtomicRef, read by all"  # labs.lab_frontier_bench.SHARED_READ
 FT_SHARED_CAS = "one AtomicRef, CAS by all"  # labs.lab_frontier_bench.SHARED_CAS
-FT_SHARED_OBJECT = ("one shared object, a deque per thread behind it"  # ...SHARED_OBJECT
-                    )
+# labs.lab_frontier_bench.SHARED_OBJECT
+FT_SHARED_OBJECT = "one shared object, a deque per thread behind it"
 FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
                 "lockfree, nodes left linked", "lockfree, one per thread",
                 FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT)

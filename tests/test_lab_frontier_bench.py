@@ -63,17 +63,26 @@ def test_the_shared_reference_baselines_read_and_write_one_atomic_ref(name, monk
     assert total("cas") == (row["pairs"] if name == fb.SHARED_CAS else 0)
 
 
-def test_lockfree_below_its_goal_is_told_what_one_shared_reference_reaches(
-        tmp_path, capsys, monkeypatch):
-    spec = [(fb.PRIVATE, 100.0, 1.9, 1.0), ("lockfree", 50.0, 0.95, 0.5),
-            (fb.SHARED_READ, 90.0, 0.95, 0.5), (fb.SHARED_CAS, 90.0, 0.76, 0.4)]
+@pytest.mark.parametrize("judged, below, meets, diagnostics, goal, told, excuse", [
+    ("lockfree", 0.95, 1.6, [(fb.SHARED_READ, 90.0, 0.95, 0.5), (fb.SHARED_CAS, 90.0, 0.76, 0.4)],
+     0.74, "sharing alone: two threads that only read one shared AtomicRef reach 0.50 of the "
+     "ceiling, that read and CAS it 0.40", fb.shared_floor),
+    ("sliced", 1.5, 1.85, [(fb.SHARED_OBJECT, 90.0, 1.2, 0.6)],
+     0.95, "the contract alone: two threads calling one shared object whose work is on a "
+     "deque of each thread's own reach 0.63 of the ceiling", fb.shared_object),
+])
+def test_a_frontier_below_its_goal_is_told_what_its_diagnostics_reach(
+        tmp_path, capsys, monkeypatch, judged, below, meets, diagnostics, goal, told, excuse):
+    """lockfree is told what one shared reference reaches, sliced what the shared object
+    reaches; the diagnostics are never judged, and a frontier that meets its goal is told
+    nothing."""
+    spec = [(fb.PRIVATE, 100.0, 1.9, 1.0), (judged, 50.0, below, 0.5), *diagnostics]
     out = _scaling(tmp_path, _rows(spec), monkeypatch)
-    assert out["lockfree"]["verdict"] == "is below the goal of 0.74 of the ceiling"
-    assert out[fb.SHARED_CAS]["verdict"] == ""  # a diagnostic, never judged
-    assert ("sharing alone: two threads that only read one shared AtomicRef reach 0.50 of the "
-            "ceiling, that read and CAS it 0.40") in capsys.readouterr().out
-    spec[1] = ("lockfree", 50.0, 1.6, 0.9)  # meets its goal: no excuse printed
-    assert fb.shared_floor(list(_scaling(tmp_path, _rows(spec), monkeypatch).values())) is None
+    assert out[judged]["verdict"] == f"is below the goal of {goal} of the ceiling"
+    assert all(out[name]["verdict"] == "" for name, *_ in diagnostics)
+    assert told in capsys.readouterr().out
+    spec[1] = (judged, 50.0, meets, 0.9)  # meets its goal: no excuse printed
+    assert excuse(list(_scaling(tmp_path, _rows(spec), monkeypatch).values())) is None
 
 
 def test_the_shared_object_baseline_shares_the_object_and_nothing_else(monkeypatch):
@@ -101,19 +110,6 @@ def test_the_shared_object_baseline_shares_the_object_and_nothing_else(monkeypat
     other.join(timeout=10)
     shared.put("mine")
     assert not other.is_alive() and shared.get() == "mine"
-
-
-def test_sliced_below_its_goal_is_told_what_the_shared_object_reaches(
-        tmp_path, capsys, monkeypatch):
-    spec = [(fb.PRIVATE, 100.0, 1.9, 1.0), ("sliced", 50.0, 1.5, 0.8),
-            (fb.SHARED_OBJECT, 90.0, 1.2, 0.6)]
-    out = _scaling(tmp_path, _rows(spec), monkeypatch)
-    assert out["sliced"]["verdict"] == "is below the goal of 0.95 of the ceiling"
-    assert out[fb.SHARED_OBJECT]["verdict"] == ""  # a diagnostic, never judged
-    assert ("the contract alone: two threads calling one shared object whose work is on a "
-            "deque of each thread's own reach 0.63 of the ceiling") in capsys.readouterr().out
-    spec[1] = ("sliced", 50.0, 1.85, 0.9)  # meets its goal: no excuse printed
-    assert fb.shared_object(list(_scaling(tmp_path, _rows(spec), monkeypatch).values())) is None
 
 
 def test_a_cell_counts_the_collections_that_ran_during_it(monkeypatch):
