@@ -1260,11 +1260,13 @@ FT_SHARED_OBJECT = "one shared object, a deque per thread behind it"
 FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
                 "lockfree, nodes left linked", "lockfree, one per thread",
                 FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT)
-FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(8))
-"""The other runs of frontier-bench made on the same day as free-threaded/frontier-bench: run-0
-a first run of the same command (its ceiling too high to judge), run-1 to run-5 quick ones,
-run-6 and run-7 full ones late that day (run-7 the main run before the shared-object
-baseline was added beside sliced)."""
+FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(9))
+"""The other runs of frontier-bench kept beside free-threaded/frontier-bench: run-0 a first run
+of the same command on 2026-11-26, run-1 to run-5 quick ones, run-6 and run-7 full ones late
+that day (run-7 the main run before the shared-object baseline was added beside sliced), run-8
+the main run the present one replaced."""
+FT_BEFORE = "free-threaded/repeats/run-8/frontier-bench"  # the main run before the present one
+APART = 0.15  # two full runs of the lab at different times should agree within this share
 FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
 
 
@@ -1362,11 +1364,46 @@ def _ft_runs(main: Rows, *repeats: Rows) -> str:
     locked = [r for run in runs for r in run if r["verdict"].endswith("single lock should be")]
     below = sum(r["verdict"].startswith("below") for r in locked)
     loads = [float(r[0]["machine_load_1min"]) for r in runs]
-    return (f"over the {len(runs)} runs of {main[0]['date'][:10]} (1-minute load "
+    days = sorted({r[0]["date"][:10] for r in runs})
+    return (f"over the {len(runs)} runs of {' and '.join(days)} (1-minute load "
             f"{_range(loads)}), the ceiling read "
             f"{_range([float(r[0]['ceiling']) for r in runs])}x; {share('lockfree')}; "
             f"{share('sliced')}; and a single-lock frontier was below 1.0x in {below} of its "
             f"{len(locked)} judged readings")
+
+
+def _hours_between(a: str, b: str) -> float:
+    """Hours from ISO stamp ``a`` to ``b`` (``2026-11-26T22:38:12Z``)."""
+    from datetime import datetime
+
+    def at(stamp: str) -> datetime:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return (at(b) - at(a)).total_seconds() / 3600
+
+
+def _ft_apart(now: Rows, before: Rows) -> str:
+    """The present main run beside the one it replaced (scaling.csv of both, the same
+    command): the hours between them, and for the ceiling, ``lockfree`` and ``sliced`` both
+    readings and whether they agree within :data:`APART`; then how many of the other correct
+    frontiers' shares agree."""
+    a, b = {r["frontier"]: r for r in before}, {r["frontier"]: r for r in now}
+
+    def moved(name: str, key: str) -> float:
+        return abs(float(b[name][key]) - float(a[name][key])) / float(a[name][key])
+
+    def one(name: str, key: str = "of_ceiling", unit: str = "") -> str:
+        m = moved(name, key)
+        return (f"{_f(float(a[name][key]))}{unit} then {_f(float(b[name][key]))}{unit} "
+                f"({m:.0%} apart: {'within' if m <= APART else 'beyond'} {APART:.0%})")
+    others = [n for n in b if n in a and n not in (*FT_BASELINES, "unsynchronized", "lockfree",
+                                                   "sliced")]
+    agree = [n for n in others if moved(n, "of_ceiling") <= APART]
+    hours = _hours_between(before[0]["date"], now[0]["date"])
+    return (f"the run above was made {_f(hours, 1)} hours after the one it replaced (1-minute "
+            f"loads {before[0]['machine_load_1min']} and {now[0]['machine_load_1min']}): the "
+            f"ceiling read {one('deque per thread', 'median', 'x')}; ``lockfree``'s share "
+            f"{one('lockfree')}; ``sliced``'s {one('sliced')}; of the other "
+            f"{len(others)} frontiers' shares, {len(agree)} agree within {APART:.0%}")
 
 
 def _ft_shared_object(rows: Rows) -> str:
@@ -1719,7 +1756,10 @@ NUMBERS = [
     Number("ft_shared_object", "free-threaded/frontier-bench", "scaling", _ft_shared_object,
            "the shared-object baseline beside sliced, no GIL"),
     Number("ft_quiet", "free-threaded/repeats/run-6/frontier-bench", "scaling", _ft_quiet,
-           "the quietest run of the day's micro-benchmarks, no GIL"),
+           "a full run late on 2026-11-26 with nothing else running, no GIL"),
+    Number("ft_apart", "free-threaded/frontier-bench", "scaling", _ft_apart,
+           "the main run beside the main run it replaced: hours apart, agreement within 15%",
+           more=((FT_BEFORE, "scaling"),)),
     Number("ft_shared_ref", "free-threaded/frontier-bench", "scaling", _ft_shared_ref,
            "one shared AtomicRef read, and read and CASed, by two threads, no GIL"),
     Number("ft_sliced_here", "free-threaded/frontier-bench", "scaling", _ft_sliced_here,

@@ -319,17 +319,40 @@ def test_the_days_runs_count_the_verdicts_of_every_run(book_numbers, tmp_path):
     shutil.copytree(RESULTS, copy)
     runs = [copy / "free-threaded" / "frontier-bench" / "scaling.csv",
             *sorted((copy / "free-threaded" / "repeats").glob("run-*/frontier-bench/scaling.csv"))]
-    assert len(runs) == 9
+    assert len(runs) == 10
 
     def lockfree(verdict):
         return lambda r: r.update(verdict=verdict) if r["frontier"] == "lockfree" else None
     for path in runs:
         _rewrite(path, lockfree("is below the goal of 0.74 of the ceiling"))
-    assert "goal met in 0 of the 9 runs" in book_numbers.values(copy)["ft_runs"]
+    assert "goal met in 0 of the 10 runs" in book_numbers.values(copy)["ft_runs"]
     _rewrite(runs[3], lockfree("meets the goal of 0.74 of the ceiling"))
     _rewrite(runs[4], lockfree("too busy to judge (ceiling 1.20x < 1.6x)"))
     text = book_numbers.values(copy)["ft_runs"]
-    assert "over the 9 runs of" in text and "goal met in 1 of the 8 runs" in text
+    assert "over the 10 runs of" in text and "goal met in 1 of the 9 runs" in text
+
+
+def test_two_runs_apart_are_compared_from_their_own_rows(book_numbers, tmp_path):
+    """ft_apart computes the hours between the two main runs from their dates, and says
+    within or beyond 15% from the two shares themselves."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    now = copy / "free-threaded" / "frontier-bench" / "scaling.csv"
+    before = copy / "free-threaded" / "repeats" / "run-8" / "frontier-bench" / "scaling.csv"
+
+    def set_rows(path, date, lockfree_share):
+        def change(row):
+            row["date"] = date
+            if row["frontier"] == "lockfree":
+                row["of_ceiling"] = lockfree_share
+        _rewrite(path, change)
+    set_rows(before, "2026-11-26T00:00:00Z", "0.60")
+    set_rows(now, "2026-11-27T06:00:00Z", "0.66")
+    text = book_numbers.values(copy)["ft_apart"]
+    assert "made 30.0 hours after" in text
+    assert "``lockfree``'s share 0.60 then 0.66 (10% apart: within 15%)" in text
+    set_rows(now, "2026-11-27T06:00:00Z", "0.70")
+    assert "0.60 then 0.70 (17% apart: beyond 15%)" in book_numbers.values(copy)["ft_apart"]
 
 
 def test_the_bsp_reason_follows_the_cores_and_the_bound(book_numbers, tmp_path):
