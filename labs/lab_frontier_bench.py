@@ -97,11 +97,13 @@ def _make(name: str, capacity: int):
     return frontier.create(name, capacity=capacity) if cls.bounded else frontier.create(name)
 
 
-def measure(name: str, threads: int, seconds: float, capacity: int = 30) -> dict:
+def measure(name: str, threads: int, seconds: float, capacity: int = 30,
+            native_ids: list[int] | None = None) -> dict:
     """Run ``threads`` threads of put+get pairs on a fresh ``name`` for ``seconds``.
 
     Returns pairs per second and the frontier's counters. Gets are bounded by a timeout, so a
-    racy frontier that loses URLs cannot hang the lab; such gets count as ``timeouts``.
+    racy frontier that loses URLs cannot hang the lab; such gets count as ``timeouts``. Each
+    worker thread appends its native thread id to ``native_ids`` if given (for a profiler).
     """
     q = _make(name, capacity)
     racy = name in frontier.names() and not frontier.info(name).correct
@@ -113,6 +115,8 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30) -> dict
     errors: list[BaseException] = []  # a frontier that raised in a thread (a student's)
 
     def worker(i: int) -> None:
+        if native_ids is not None:
+            native_ids.append(threading.get_native_id())
         try:
             pairs(i)
         except BaseException as exc:
