@@ -1406,6 +1406,38 @@ def _ft_apart(now: Rows, before: Rows) -> str:
             f"{len(others)} frontiers' shares, {len(agree)} agree within {APART:.0%}")
 
 
+def _ft_profile(rows: Rows) -> str:
+    """The profile lab (growth.csv): ``lockfree``'s CPU per pair at 1 and 2 threads, the
+    functions that grew most, how much of the growth is in functions whose work is reference
+    counting, in the interpreter loop and in compare-and-set; ``sliced``'s growth beside it."""
+    def of(name: str) -> dict[str, dict[str, str]]:
+        return {r["function"]: r for r in _where(rows, frontier=name)}
+    lf, sl = of("lockfree"), of("sliced")
+
+    def grew(r: dict[str, str]) -> float:
+        return float(r["growth_ns"])
+    whole = lf["(all)"]
+    counting = sum(grew(r) for r in lf.values() if r["counting"] == "True")
+    loop = grew(lf["_PyEval_EvalFrameDefault"]) if "_PyEval_EvalFrameDefault" in lf else 0.0
+    cas = grew(lf["AtomicRef_CompareAndSet"]) if "AtomicRef_CompareAndSet" in lf else 0.0
+    top = sorted((r for f, r in lf.items() if f != "(all)"), key=grew, reverse=True)[:4]
+    return (f"a put+get pair of ``lockfree`` took {_f(float(whole['ns_1t']), 0)} ns of CPU at "
+            f"one thread and {_f(float(whole['ns_2t']), 0)} ns at two (medians of "
+            f"{whole['rounds']} rounds, {whole['date'][:10]}, 1-minute load "
+            f"{whole['machine_load_1min']}): {_f(grew(whole), 0)} ns more. The functions that "
+            "grew most: " + ", ".join(f"``{r['function']}`` {grew(r):+.0f} ns" for r in top)
+            + f". Those whose work is changing reference counts grew by {_f(counting, 0)} ns "
+            f"between them ({counting / grew(whole):.0%} of the growth), the interpreter loop, "
+            f"which changes the counts of what it loads inline, by {_f(loop, 0)} ns "
+            f"({loop / grew(whole):.0%}), and compare-and-set, the one step the algorithm "
+            f"shares on purpose, by {_f(cas, 0)} ns ({cas / grew(whole):.0%}): "
+            + ("the second thread's cost is mostly reference counting, not the "
+               "compare-and-set" if counting + loop > grew(whole) / 2 and counting > cas else
+               "reference counting is not most of the second thread's cost")
+            + f". ``sliced``'s pair went from {_f(float(sl['(all)']['ns_1t']), 0)} to "
+            f"{_f(float(sl['(all)']['ns_2t']), 0)} ns")
+
+
 def _ft_shared_object(rows: Rows) -> str:
     """The shared-object baseline beside sliced (scaling.csv): ratio, share of the ceiling and
     CPU efficiency of each."""
@@ -1757,6 +1789,8 @@ NUMBERS = [
            "the shared-object baseline beside sliced, no GIL"),
     Number("ft_quiet", "free-threaded/repeats/run-6/frontier-bench", "scaling", _ft_quiet,
            "a full run late on 2026-11-26 with nothing else running, no GIL"),
+    Number("ft_profile", "free-threaded/ft-profile", "growth", _ft_profile,
+           "where lockfree's CPU per pair grows at 2 threads, by function (perf), no GIL"),
     Number("ft_apart", "free-threaded/frontier-bench", "scaling", _ft_apart,
            "the main run beside the main run it replaced: hours apart, agreement within 15%",
            more=((FT_BEFORE, "scaling"),)),

@@ -607,12 +607,18 @@ def render(results: Path = RESULTS) -> str:
         out += [lab, "~" * len(lab), ""]
         folder = results / lab
         csvs = sorted(folder.glob("*.csv")) if folder.is_dir() else []
+        made = (f"Made by ``crawlab lab {lab} --quick --out docs/results`` "
+                "(all labs: ``python docs/regenerate_figures.py``).")
+        if not csvs and (results / "free-threaded" / lab).is_dir():  # measured without the GIL
+            folder = results / "free-threaded" / lab
+            csvs = sorted(folder.glob("*.csv"))
+            made = (f"Made on a free-threaded build by ``PYTHON_GIL=0 crawlab lab {lab} --out "
+                    "docs/results/free-threaded`` (see :doc:`free-threaded`).")
         if not csvs:
             out += ["Not yet measured." if lab in labs else "Not yet measured: the lab is not "
                     "written yet.", ""]
             continue
-        out += [f"Made by ``crawlab lab {lab} --quick --out docs/results`` "
-                "(all labs: ``python docs/regenerate_figures.py``).", ""]
+        out += [made, ""]
         for png in sorted(folder.glob("*.png")):
             out += [f".. image:: {png.relative_to(results.parent).as_posix()}",
                     f"   :alt: the {lab} lab's plot ({png.name})", ""]

@@ -380,3 +380,35 @@ def test_the_bsp_reason_follows_the_cores_and_the_bound(book_numbers, tmp_path):
     got = book_numbers.values(copy)
     assert float(got["bsp_bound"]) >= 1.6 and got["bsp_bound_verdict"] == "within"
     assert got["bsp_reason"].startswith("So the target is not ruled out by CPU seconds")
+
+
+def test_the_profile_sentence_adds_up_the_counting_functions_from_growth_csv(book_numbers,
+                                                                               tmp_path):
+    """ft_profile sums the growth of the functions growth.csv marks as reference counting, and
+    says it is most of the cost only while it is."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    path = copy / "free-threaded" / "ft-profile" / "growth.csv"
+
+    def only(counting_growth, cas_growth):
+        def change(row):
+            if row["frontier"] != "lockfree":
+                return
+            if row["function"] == "(all)":
+                row.update(growth_ns="1000")
+            elif row["function"] == "AtomicRef_CompareAndSet":
+                row.update(growth_ns=str(cas_growth))
+            elif row["function"] == "_PyEval_EvalFrameDefault":
+                row.update(growth_ns="0")
+            elif row["counting"] == "True":
+                row.update(growth_ns="0")
+            if row["function"] == "_Py_DecRefShared":
+                row.update(growth_ns=str(counting_growth))
+        _rewrite(path, change)
+    only(600, 100)
+    text = book_numbers.values(copy)["ft_profile"]
+    assert "grew by 600 ns between them (60% of the growth)" in text
+    assert "mostly reference counting, not the compare-and-set" in text
+    only(100, 600)
+    text = book_numbers.values(copy)["ft_profile"]
+    assert "reference counting is not most of the second thread's cost" in text
