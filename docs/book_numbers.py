@@ -688,8 +688,14 @@ def _cc_spread(col: str, ft: bool) -> Callable[[Rows], str]:
 
 
 def _cc_busy(rows: Rows) -> str:
-    """Why the load during ``rows`` voids a wall-clock verdict, or "" when it does not: the
-    1-minute load went above the machine's cores (the rule of :func:`_cc_shared`)."""
+    """Why the other work during ``rows`` voids a wall-clock verdict, or "" when it does not:
+    the lab's rule on the share of the machine other processes took in each round
+    (:func:`labs.othercpu.busy_reason`); for rows measured before the lab read it, the
+    1-minute load above the machine's cores (the rule of :func:`_cc_shared`)."""
+    if "others_cpu_share" in rows[0]:
+        from labs.othercpu import busy_reason
+
+        return busy_reason([float(r["others_cpu_share"] or "nan") for r in rows])
     cores = int(rows[0]["machine_cores"])
     top = max(float(r["load_avg"]) for r in rows)
     return (f"cannot judge (machine too busy: the 1-minute load reached {top:.1f} on {cores} "
@@ -710,7 +716,13 @@ def _cc_target(ft: bool) -> Callable[[Rows], str]:
 
 
 def _cc_shared(rows: Rows) -> str:
-    """Whether the load during the runs leaves the wall-clock ratios a verdict."""
+    """Whether the other work during the runs leaves the wall-clock ratios a verdict."""
+    if "others_cpu_share" in rows[0]:
+        busy = _cc_busy(rows)
+        shares = [float(r["others_cpu_share"] or "nan") for r in rows]
+        said = (f"other processes took {_range(shares, 2)} of the machine in a round (its "
+                "busy CPU seconds less the lab's own)")
+        return f"{said}, so these wall-clock ratios are no verdict" if busy else said
     cores = int(rows[0]["machine_cores"])
     top = max(float(r["load_avg"]) for r in rows)
     if top > cores:
