@@ -259,18 +259,29 @@ def test_a_comparison_of_two_csvs_follows_both(book_numbers, tmp_path):
     assert book_numbers.values(RESULTS)["tl_vary"] != book_numbers.values(copy)["tl_vary"]
 
 
-def test_the_ceiling_target_says_cannot_judge_when_the_load_voids_it(book_numbers, tmp_path):
-    """crawl-parsers: 'the target is met' beside 'no verdict' contradicted itself; a load above
-    the cores now gives 'cannot judge', and a quiet run is judged on its share."""
+def test_the_ceiling_target_says_cannot_judge_when_other_work_voids_it(book_numbers, tmp_path):
+    """crawl-parsers: 'the target is met' beside 'no verdict' contradicted itself. A round in
+    which other processes took more than 10% of the machine, or one not measured, gives
+    'cannot judge'; a quiet run is judged on its share; rows from before the lab read other
+    work fall back to the load rule."""
     copy = tmp_path / "results"
     shutil.copytree(RESULTS, copy)
     path = copy / "crawl-parsers" / "crawl-ceiling.csv"
-    busy = book_numbers.values(copy)
-    assert busy["cc_gil_target"].startswith("cannot judge (machine too busy")
-    _rewrite(path, lambda r: r.update(load_avg="0.5", of_ceiling="0.9"))
+    _rewrite(path, lambda r: r.update(others_cpu_share="0.02", of_ceiling="0.9"))
     assert book_numbers.values(copy)["cc_gil_target"] == "met in this run"
     _rewrite(path, lambda r: r.update(of_ceiling="0.5"))
-    assert book_numbers.values(copy)["cc_gil_target"] == "missed in this run"
+    quiet = book_numbers.values(copy)
+    assert quiet["cc_gil_target"] == "missed in this run"
+    assert quiet["cc_shared"].startswith("other processes took 0.02 of the machine")
+    _rewrite(path, lambda r: r.update(others_cpu_share="0.3" if r["round"] == "2" else "0.0"))
+    busy = book_numbers.values(copy)
+    assert busy["cc_gil_target"].startswith("cannot judge (other work took 30% of the machine")
+    assert busy["cc_shared"].endswith("so these wall-clock ratios are no verdict")
+    _rewrite(path, lambda r: r.update(others_cpu_share=""))
+    assert "not measured" in book_numbers.values(copy)["cc_gil_target"]
+    _rewrite(path, lambda r: r.pop("others_cpu_share"))
+    _rewrite(path, lambda r: r.update(load_avg="2.5"))
+    assert book_numbers.values(copy)["cc_gil_target"].startswith("cannot judge (machine too busy")
 
 
 def test_the_ceiling_sentence_explains_a_starved_round(book_numbers, tmp_path):

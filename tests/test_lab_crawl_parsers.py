@@ -134,6 +134,9 @@ def test_only_ceiling_writes_the_ceiling_csv_for_each_interpreter(little_site, t
     assert all(int(r["pages"]) == 5 and int(r["threads"]) == 16 for r in rows)
     assert all(r["server_cpu_s"] not in ("", "nan") or not os.path.exists("/proc")
                for r in rows)
+    # the share of the machine other processes took, read around each round (labs.othercpu)
+    assert all(0.0 <= float(r["others_cpu_share"]) <= 1.0 or not os.path.exists("/proc/stat")
+               for r in rows)
 
 
 def test_a_missing_interpreter_is_one_line_and_status_2(little_site, tmp_path, capsys):
