@@ -249,12 +249,14 @@ def test_ctrl_c_stops_the_runs_under_way_and_writes_nothing(tmp_path, fake):
     the groups under way, starts no more, says so and exits 130."""
     import subprocess
 
+    from tests.helpers import with_default_sigint
+
     subs = make_class(tmp_path, {"a": {F1: "HANG"}, "b": {F1: "ok"}, "c": {F1: "ok"}})
     code = ("import sys; from pathlib import Path; from exercises import batch; "
             f"sys.exit(batch.main(['ex1'], Path({str(subs)!r}), Path({str(tmp_path / 'out')!r}),"
             f" 1, False, grader=Path({str(fake)!r})))")
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(with_default_sigint([sys.executable, "-c", code]), cwd=ROOT,
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     hang_file = tmp_path / "pids" / "hang"
     try:
         deadline = time.monotonic() + 60

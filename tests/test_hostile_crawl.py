@@ -20,6 +20,7 @@ from crawlers.crawl.targets import WebOptions, open_target
 from crawlers.page.policy import Policy
 from crawlers.web.server import WebServer
 from crawlers.web.webgen import generate
+from tests.helpers import with_default_sigint
 from tests.hostileserver import HostileServer
 from tests.test_hostile_web import deep_markup_is_truncated
 
@@ -72,7 +73,8 @@ def test_ctrl_c_cuts_the_fetches_in_flight_and_still_reports():
                "--fetch-seconds", "600"]
         for url in _drip_seeds(srv, 2):
             cmd += ["--seed-url", url]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(with_default_sigint(cmd), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
         sent = _sigint_after(proc, srv, 2)
         out, err = proc.communicate(timeout=60)
         took = time.monotonic() - sent
@@ -107,7 +109,8 @@ def test_bsp_ctrl_c_cuts_the_workers_fetches():
                "--json", "--fetch-seconds", "600"]
         for url in _drip_seeds(srv, 2):
             cmd += ["--seed-url", url]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(with_default_sigint(cmd), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
         sent = _sigint_after(proc, srv, 2)
         out, err = proc.communicate(timeout=60)
         took = time.monotonic() - sent

@@ -405,9 +405,11 @@ def test_serve_traps_links_every_home_page_to_the_traps_on_loopback():
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, "-m", "crawlers", "serve", "--traps", "--pages",
-                             "20", "--sites", "2"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    from tests.helpers import with_default_sigint
+
+    proc = subprocess.Popen(with_default_sigint([sys.executable, "-m", "crawlers", "serve",
+                                                 "--traps", "--pages", "20", "--sites", "2"]),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         seeds = [proc.stdout.readline().strip() for _ in range(2)]
         assert all(s.startswith("http://127.0.0.1:") for s in seeds), seeds

@@ -197,9 +197,11 @@ def test_run_serve_port_in_use(capsys):
 
 
 def test_cli_serve_prints_seeds_and_stops_on_ctrl_c(tree):
-    process = subprocess.Popen(
+    from tests.helpers import with_default_sigint
+
+    process = subprocess.Popen(with_default_sigint(
         [sys.executable, "-m", "crawlers", "serve", "--pages", "40", "--sites", "3",
-         "--dir", str(tree)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         "--dir", str(tree)]), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         seeds = [process.stdout.readline().strip() for _ in range(4)]
         assert all(s.startswith("http://127.0.0.1:") for s in seeds)

@@ -138,10 +138,17 @@ def run(args: argparse.Namespace) -> int:
                 pass
         await serve(server.config, on_ready, stop)
 
+    # asyncio puts Python's own SIGINT handler back when the loop closes, whatever was there
+    # before (SIG_IGN in a process started in the background of a script): restore what was
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         asyncio.run(main())
     except OSError as exc:
         return fail(describe_os_error(exc, server.config))
     except KeyboardInterrupt:
         pass
+    finally:
+        for sig, handler in previous.items():
+            if handler is not None:
+                signal.signal(sig, handler)
     return 0
