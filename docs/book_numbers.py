@@ -687,6 +687,11 @@ def _cc_spread(col: str, ft: bool) -> Callable[[Rows], str]:
     return value
 
 
+def _cc_others(rows: Rows) -> list[float]:
+    """Each round's share of the machine other processes took (``nan`` where not read)."""
+    return [float(r["others_cpu_share"] or "nan") for r in rows]
+
+
 def _cc_busy(rows: Rows) -> str:
     """Why the other work during ``rows`` voids a wall-clock verdict, or "" when it does not:
     the lab's rule on the share of the machine other processes took in each round
@@ -695,7 +700,7 @@ def _cc_busy(rows: Rows) -> str:
     if "others_cpu_share" in rows[0]:
         from labs.othercpu import busy_reason
 
-        return busy_reason([float(r["others_cpu_share"] or "nan") for r in rows])
+        return busy_reason(_cc_others(rows))
     cores = int(rows[0]["machine_cores"])
     top = max(float(r["load_avg"]) for r in rows)
     return (f"cannot judge (machine too busy: the 1-minute load reached {top:.1f} on {cores} "
@@ -719,9 +724,8 @@ def _cc_shared(rows: Rows) -> str:
     """Whether the other work during the runs leaves the wall-clock ratios a verdict."""
     if "others_cpu_share" in rows[0]:
         busy = _cc_busy(rows)
-        shares = [float(r["others_cpu_share"] or "nan") for r in rows]
-        said = (f"other processes took {_range(shares, 2)} of the machine in a round (its "
-                "busy CPU seconds less the lab's own)")
+        said = (f"other processes took {_range(_cc_others(rows), 2)} of the machine in a "
+                "round (its busy CPU seconds less the lab's own)")
         return f"{said}, so these wall-clock ratios are no verdict" if busy else said
     cores = int(rows[0]["machine_cores"])
     top = max(float(r["load_avg"]) for r in rows)

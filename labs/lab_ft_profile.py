@@ -22,7 +22,6 @@ threads you want to see: ``PYTHON_GIL=0 crawlab lab ft-profile`` on a free-threa
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -122,7 +121,7 @@ def profile(spec: str, threads: int, seconds: float, perf: str, tmp: Path) -> di
     code = f"from labs.lab_ft_profile import _work; _work({spec!r}, {threads}, {seconds})"
     rec = subprocess.run([perf, "record", "-q", "-F", str(FREQUENCY), "-o", str(data), "--",
                           sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=PERF_TIMEOUT + seconds, env={**os.environ})
+                         timeout=PERF_TIMEOUT + seconds)
     if rec.returncode != 0:
         why = (rec.stderr.strip().splitlines() or ["no message"])[-1]
         raise LabError(f"perf record failed ({why}); /proc/sys/kernel/perf_event_paranoid "
@@ -164,11 +163,13 @@ def main(argv=None) -> int:
     if not lab.args.replot:  # --replot: the committed growth.csv stays as it was measured
         lab.write_csv(summary, "growth")
     for name in names:
-        print(f"\n{name}: ns of CPU per put+get pair, median of {rounds} rounds")
+        mine = [s for s in summary if s["frontier"] == name]
+        # the rounds of the rows (a --replot reads them back: not the flag's count)
+        print(f"\n{name}: ns of CPU per put+get pair, median of {mine[0]['rounds']} rounds")
         lab.table([{"function": s["function"], "1 thread": f"{s['ns_1t']:.0f}",
                     "2 threads": f"{s['ns_2t']:.0f} ({s['ns_2t_min']:.0f}-{s['ns_2t_max']:.0f})",
                     "grew by": f"{s['growth_ns']:+.0f}", "what it does": s["role"]}
-                   for s in summary if s["frontier"] == name][:TOP + 1])
+                   for s in mine[:TOP + 1]])
     _plot(lab, summary, names)
     return lab.done()
 
@@ -187,10 +188,10 @@ def summarize(rows: list[dict]) -> list[dict]:
         one = [cost.get((f, 1, k), 0.0) for k in rounds[1]]
         two = [cost.get((f, 2, k), 0.0) for k in rounds[2]]
         m1, m2 = statistics.median(one), statistics.median(two)
+        role, counting = ROLES.get(f, ("", False))
         out.append({"frontier": rows[0]["frontier"], "function": f, "rounds": len(two),
                     "ns_1t": m1, "ns_2t": m2, "ns_2t_min": min(two), "ns_2t_max": max(two),
-                    "growth_ns": m2 - m1, "role": ROLES.get(f, ("", False))[0],
-                    "counting": ROLES.get(f, ("", False))[1]})
+                    "growth_ns": m2 - m1, "role": role, "counting": counting})
     out.sort(key=lambda s: (s["function"] != "(all)", -s["growth_ns"]))
     return out
 

@@ -10,8 +10,9 @@ another reads "busy" from the lab's own work. Linux only; elsewhere the share is
 from __future__ import annotations
 
 import os
+import time
 
-__all__ = ["machine_cpu", "others_share"]
+__all__ = ["BUSY_SHARE", "busy_reason", "machine_cpu", "others_share"]
 
 # /proc/stat's first line: user nice system idle iowait irq softirq steal guest guest_nice.
 # Busy is all but idle and iowait; guest time is already inside user (not counted twice).
@@ -21,8 +22,6 @@ _BUSY = (0, 1, 2, 5, 6, 7)
 def machine_cpu(path: str = "/proc/stat") -> tuple[float, float] | None:
     """The machine's busy CPU seconds so far (steal included) and a monotonic wall clock, or
     ``None`` where ``/proc/stat`` cannot be read."""
-    import time
-
     try:
         with open(path) as f:
             fields = f.readline().split()
