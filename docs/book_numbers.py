@@ -1273,15 +1273,16 @@ FT_SHARED_READ = "one AtomicRef, read by all"  # labs.lab_frontier_bench.SHARED_
 FT_SHARED_CAS = "one AtomicRef, CAS by all"  # labs.lab_frontier_bench.SHARED_CAS
 # labs.lab_frontier_bench.SHARED_OBJECT
 FT_SHARED_OBJECT = "one shared object, a deque per thread behind it"
+FT_SLICED_SHARED = "sliced, every call on the shared frontier"  # ...lab_frontier_bench
 FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
                 "lockfree, nodes left linked", "lockfree, one per thread",
-                FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT)
-FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(9))
+                FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT, FT_SLICED_SHARED)
+FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(10))
 """The other runs of frontier-bench kept beside free-threaded/frontier-bench: run-0 a first run
 of the same command on 2026-11-26, run-1 to run-5 quick ones, run-6 and run-7 full ones late
 that day (run-7 the main run before the shared-object baseline was added beside sliced), run-8
-the main run the present one replaced."""
-FT_BEFORE = "free-threaded/repeats/run-8/frontier-bench"  # the main run before the present one
+and run-9 the main runs before the present one (run-9 the last before sliced had handles)."""
+FT_BEFORE = "free-threaded/repeats/run-9/frontier-bench"  # the main run before the present one
 APART = 0.15  # two full runs of the lab at different times should agree within this share
 FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
 
@@ -1377,6 +1378,10 @@ def _ft_runs(main: Rows, *repeats: Rows) -> str:
         return (f"``{name}``'s share {_range([float(r['of_ceiling']) for r in rows])} (its goal "
                 f"met in {met} of the {judged} runs the lab could judge)")
 
+    handled = [_where(r, frontier="sliced")[0] for r in runs if _has_handles(r)]
+    since = (f" (of those, {len(handled)} since it has had per-thread handles: its share "
+             f"{_range([float(r['of_ceiling']) for r in handled])}, its goal met in "
+             f"{sum(r['verdict'].startswith('meets') for r in handled)})") if handled else ""
     locked = [r for run in runs for r in run if r["verdict"].endswith("single lock should be")]
     below = sum(r["verdict"].startswith("below") for r in locked)
     loads = [float(r[0]["machine_load_1min"]) for r in runs]
@@ -1384,8 +1389,14 @@ def _ft_runs(main: Rows, *repeats: Rows) -> str:
     return (f"over the {len(runs)} runs of {' and '.join(days)} (1-minute load "
             f"{_range(loads)}), the ceiling read "
             f"{_range([float(r[0]['ceiling']) for r in runs])}x; {share('lockfree')}; "
-            f"{share('sliced')}; and a single-lock frontier was below 1.0x in {below} of its "
-            f"{len(locked)} judged readings")
+            f"{share('sliced')}{since}; and a single-lock frontier was below 1.0x in {below} of "
+            f"its {len(locked)} judged readings")
+
+
+def _has_handles(run: Rows) -> bool:
+    """Whether a run measured ``sliced`` through per-thread handles: every such run measured it
+    beside :data:`FT_SLICED_SHARED` too, and no earlier run did."""
+    return any(r["frontier"] == FT_SLICED_SHARED for r in run)
 
 
 def _hours_between(a: str, b: str) -> float:
@@ -1415,10 +1426,14 @@ def _ft_apart(now: Rows, before: Rows) -> str:
                                                    "sliced")]
     agree = [n for n in others if moved(n, "of_ceiling") <= APART]
     hours = _hours_between(before[0]["date"], now[0]["date"])
+    sliced = (one("sliced") if _has_handles(before) == _has_handles(now) else
+              f"{_f(float(a['sliced']['of_ceiling']))} then "
+              f"{_f(float(b['sliced']['of_ceiling']))}, not a comparison: it was given "
+              "per-thread handles between the two runs")
     return (f"the run above was made {_f(hours, 1)} hours after the one it replaced (1-minute "
             f"loads {before[0]['machine_load_1min']} and {now[0]['machine_load_1min']}): the "
             f"ceiling read {one('deque per thread', 'median', 'x')}; ``lockfree``'s share "
-            f"{one('lockfree')}; ``sliced``'s {one('sliced')}; of the other "
+            f"{one('lockfree')}; ``sliced``'s {sliced}; of the other "
             f"{len(others)} frontiers' shares, {len(agree)} agree within {APART:.0%}")
 
 
@@ -1454,18 +1469,35 @@ def _ft_profile(rows: Rows) -> str:
             f"{_f(float(sl['(all)']['ns_2t']), 0)} ns")
 
 
-def _ft_shared_object(rows: Rows) -> str:
-    """The shared-object baseline beside sliced (scaling.csv): ratio, share of the ceiling and
-    CPU efficiency of each."""
+def _ft_shared_object(rows: Rows, fb: Rows) -> str:
+    """``sliced`` through per-thread handles beside ``sliced`` with every call on the shared
+    frontier and the shared-object baseline (scaling.csv): ratio, share of the ceiling and CPU
+    efficiency of each; then, round by round, how many times the handles' pairs per second
+    were the shared calls' at one thread and at two (frontier-bench.csv)."""
     row = {r["frontier"]: r for r in rows}
 
     def one(name: str) -> str:
         r = row[name]
         return (f"{_f(float(r['median']))}×, {_f(float(r['of_ceiling']))} of the ceiling, CPU "
                 f"efficiency {_f(float(r['cpu_efficiency']))}")
+    rate = {(r["frontier"], r["threads"], r["repeat"]): float(r["pairs_per_second"]) for r in fb}
+
+    def gain(t: str) -> tuple[float, str]:
+        per = [rate["sliced", t, k] / rate[FT_SLICED_SHARED, t, k]
+               for (n, th, k) in rate if n == "sliced" and th == t
+               and (FT_SLICED_SHARED, t, k) in rate]
+        return statistics.median(per), f"{_f(statistics.median(per))}× ({_range(per)})"
+    (m1, g1), (m2, g2) = gain("1"), gain("2")
     return (f"two threads calling one shared object that does the least work there is on a deque "
-            f"of each thread's own reached {one(FT_SHARED_OBJECT)}; ``sliced``, whose calls do "
-            f"more work of their own behind the same shared object, {one('sliced')}")
+            f"of each thread's own reached {one(FT_SHARED_OBJECT)}; ``sliced`` with every call "
+            f"on the shared frontier, {one(FT_SLICED_SHARED)}; ``sliced`` through each thread's "
+            f"handle, {one('sliced')}. Round by round, the handles made {g1} the pairs per "
+            f"second of the shared calls at one thread and {g2} at two: "
+            + ("they made every operation cheaper, about as much with one thread as with two, "
+               "so what the shared calls cost was work more than contention"
+               if abs(m2 - m1) <= 0.1 else
+               "they gained more with two threads than with one: the shared calls had cost "
+               "contention" if m2 > m1 else "they gained less with two threads than with one"))
 
 
 def _ft_quiet(rows: Rows) -> str:
@@ -1802,7 +1834,8 @@ NUMBERS = [
     Number("ft_runs", "free-threaded/frontier-bench", "scaling", _ft_runs,
            "the goals over the day's runs of the micro-benchmark, no GIL", more=FT_REPEATS),
     Number("ft_shared_object", "free-threaded/frontier-bench", "scaling", _ft_shared_object,
-           "the shared-object baseline beside sliced, no GIL"),
+           "sliced through handles, through the shared frontier, and the shared-object "
+           "baseline, no GIL", beside=("free-threaded/frontier-bench", "frontier-bench")),
     Number("ft_quiet", "free-threaded/repeats/run-6/frontier-bench", "scaling", _ft_quiet,
            "a full run late on 2026-11-26 with nothing else running, no GIL"),
     Number("ft_profile", "free-threaded/ft-profile", "growth", _ft_profile,

@@ -24,6 +24,7 @@ from frontier.contract import (  # noqa: E402
     is_live,
     names,
     register,
+    thread_handle,
 )
 
 # Registration order is the order of names(). Each import registers one strategy.
@@ -47,4 +48,5 @@ __all__ = [
     "is_live",
     "names",
     "register",
+    "thread_handle",
 ]

@@ -55,6 +55,7 @@ __all__ = [
     "is_live",
     "names",
     "register",
+    "thread_handle",
 ]
 
 DEFAULT_CAPACITY = 30
@@ -211,6 +212,9 @@ class Frontier(Protocol):
     ``bounded`` (whether ``put`` can block for room). An optional ``live`` (read it with
     :func:`is_live`) is ``False`` for a strategy that can leave a thread asleep while there is
     work for it (``tanenbaum``'s lost wake-ups).
+
+    Optional: ``handle()``, the calling thread's own way in (read it with
+    :func:`thread_handle`).
     """
 
     name: ClassVar[str]
@@ -284,6 +288,21 @@ _spec_loader: Callable[[str], str] | None = None
 def is_live(cls: type) -> bool:
     """Whether every wake-up of strategy ``cls`` arrives (its ``live`` attribute, default True)."""
     return bool(getattr(cls, "live", True))
+
+
+def thread_handle(frontier: Frontier) -> Frontier:
+    """The calling thread's own way in to ``frontier``: ``frontier.handle()`` where the
+    strategy offers one, else ``frontier`` itself.
+
+    A handle has the frontier's ``put``, ``get``, ``put_many`` and ``get_many``, with the same
+    meaning, and belongs to the thread that asked for it: no other thread may call it. It is
+    there for free-threaded Python, where every call on an object writes that object's
+    reference count: threads that all call one shared frontier write one count on every
+    operation, even when their work is disjoint. A worker takes its handle once, before its
+    loop. O(1); thread-safe (each thread is given its own).
+    """
+    handle = getattr(frontier, "handle", None)
+    return handle() if callable(handle) else frontier
 
 
 def register(cls: type) -> type:

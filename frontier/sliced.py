@@ -14,10 +14,18 @@ thread, or all puts from one thread, this *is* FIFO, which the conformance suite
 
 Invariant: every URL accepted is in exactly one slice until one ``get`` takes it; once
 ``closed`` is set no slice grows. ``close`` takes every slice lock (in slice order, so two
-closers cannot deadlock) before it sets the flag, and ``put`` checks the flag under its slice's
-lock: so a ``put`` either stored its URL before ``close`` (and any getter that has seen
-``closed`` finds it) or raises :class:`~frontier.Closed` -- the race that ``crawlab explore``
-found in three other frontiers cannot happen here.
+closers cannot deadlock) before it sets the flags (each slice's and the frontier's), and ``put``
+checks its slice's flag under its slice's lock: so a ``put`` either stored its URL before
+``close`` (and any getter that has seen ``closed`` finds it) or raises :class:`~frontier.Closed`
+-- the race that ``crawlab explore`` found in three other frontiers cannot happen here.
+
+Handles: each thread reaches the frontier through a handle of its own
+(:meth:`SlicedFrontier.handle`, which ``put`` and ``get`` use too). On a free-threaded Python
+every call on an object writes that object's reference count, and two threads calling one shared
+frontier write the same count on every operation, though their slices are disjoint; a thread
+that takes its handle once and calls it touches only objects no other thread uses until it must
+steal. (MultiQueue implementations hand out per-thread handles for the same reason.) ``crawlab
+lab frontier-bench`` measures ``sliced`` both ways.
 
 Every answer takes effect at one instant (linearizable to the relaxed specification): an
 empty answer too, see :meth:`SlicedFrontier._take_one`.
@@ -42,22 +50,93 @@ __all__ = ["SlicedFrontier"]
 
 
 class _Slice:
-    """One sub-queue and the lock that guards it (``urls`` and ``added`` change only under
-    ``lock``; a scan reads both without it, as snapshots). ``added`` counts the URLs ever
-    appended: an empty scan uses it to tell that nothing came in behind it."""
+    """One sub-queue and the lock that guards it (``urls``, ``added`` and ``closed`` change only
+    under ``lock``; a scan reads ``urls`` and ``added`` without it, as snapshots). ``added``
+    counts the URLs ever appended: an empty scan uses it to tell that nothing came in behind it.
+    ``closed`` is the frontier's flag as this slice's putters read it (set by ``close`` under
+    this lock), so a put reads nothing shared by every thread.
 
-    __slots__ = ("added", "lock", "urls")
+    No ``__slots__``, on purpose: on a free-threaded 3.13 reading a slot increments the count of
+    the class's member descriptor, one object every thread shares, where an instance attribute
+    is found in the slice's own dictionary."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.urls: deque[str] = deque()
         self.added = 0
+        self.closed = False
+
+
+def _pop(s: _Slice, mine: FrontierStats) -> str | None:
+    """The oldest URL of slice ``s`` under its lock, or ``None`` if another thread emptied it
+    since the caller looked (an unlocked snapshot: an empty slice is never locked)."""
+    with s.lock:
+        mine.lock_acquisitions += 1
+        if s.urls:
+            mine.gets += 1
+            return s.urls.popleft()
+    return None
+
+
+class _Home:
+    """One thread's way in (:func:`frontier.thread_handle`): its home slice and its counters.
+
+    Made for one thread and used by that thread only, so calling it writes no count that
+    another thread writes too. ``put`` and a ``get`` that finds its home slice non-empty touch
+    only this object, the home slice and the thread's counters; a ``get`` on an empty home
+    slice falls back to the frontier's scan (stealing) and polling. O(1) put; get O(1) from the
+    home slice, O(k) when stealing."""
+
+    def __init__(self, frontier: SlicedFrontier, index: int) -> None:
+        self.frontier = frontier
+        self.index = index
+        self.slice = frontier._slices[index]
+        self.counters = frontier._counters.mine()
+
+    def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
+        """Append to the home slice; never waits. :class:`Closed` after close."""
+        s = self.slice
+        with s.lock:
+            if s.closed:
+                raise Closed(SlicedFrontier.name)
+            s.urls.append(url)
+            s.added += 1
+        mine = self.counters
+        mine.puts += 1
+        mine.lock_acquisitions += 1
+
+    def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
+        """Append a batch to the home slice under one lock acquisition."""
+        urls = [u for u, _ in pairs]
+        s = self.slice
+        with s.lock:
+            if s.closed:
+                raise Closed(SlicedFrontier.name)
+            s.urls.extend(urls)
+            s.added += len(urls)
+        mine = self.counters
+        mine.puts += len(urls)
+        mine.lock_acquisitions += 1
+
+    def get(self, timeout: float | None = None) -> str | None:
+        """Take from the home slice at once if it has a URL (the common case, one lock);
+        otherwise steal or poll as :meth:`PollingFrontier.get` does."""
+        s = self.slice
+        if s.urls and (url := _pop(s, self.counters)) is not None:
+            return url
+        return PollingFrontier.get(self.frontier, timeout)
+
+    def get_many(self, r: int) -> list[str]:
+        """Up to ``r`` URLs, without waiting (home slice first)."""
+        return self.frontier.get_many(r)
 
 
 @register
 class SlicedFrontier(PollingFrontier):
     """Unbounded relaxed-FIFO frontier of ``slices`` locked sub-queues, one home slice per
-    thread, stealing when the home slice is empty. Thread-safe; see the module docstring."""
+    thread, stealing when the home slice is empty. Thread-safe; see the module docstring.
+    :meth:`handle` gives a thread its own way in; ``put``/``get`` on the frontier go through
+    the calling thread's handle."""
 
     name = "sliced"
     description = "one FIFO slice per thread, each under its own lock; a dry thread steals"
@@ -73,65 +152,33 @@ class SlicedFrontier(PollingFrontier):
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise ValueError(f"slices must be a positive integer, got {slices!r}")
         self._slices = [_Slice() for _ in range(k)]
-        # .home: the calling thread's (home index, home slice, its counters), looked up once
-        # per operation (one thread-local read instead of reading the shared list too)
-        self._local = threading.local()
+        self._local = threading.local()  # .home: the calling thread's _Home
         self._next_home = 0  # guarded by _homes_lock
         self._homes_lock = threading.Lock()  # taken once per thread, to be given a home
 
-    def _mine(self) -> tuple[int, _Slice, FrontierStats]:
-        """The calling thread's home slice (index and slice) and counters (given on first
-        use)."""
+    def handle(self) -> _Home:
+        """The calling thread's handle, given a home slice on first use (round-robin over the
+        slices). Only that thread may use it. O(1)."""
         try:
             return self._local.home
         except AttributeError:
             with self._homes_lock:
                 i = self._next_home
                 self._next_home = (i + 1) % len(self._slices)
-            home = self._local.home = (i, self._slices[i], self._counters.mine())
+            home = self._local.home = _Home(self, i)
             return home
 
     def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
         """Append to the calling thread's slice; never waits. :class:`Closed` after close."""
-        _, s, mine = self._mine()
-        with s.lock:
-            if self._closed:
-                raise Closed(self.name)
-            s.urls.append(url)
-            s.added += 1
-        mine.puts += 1
-        mine.lock_acquisitions += 1
+        self.handle().put(url)
 
     def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
         """Append a batch to the calling thread's slice under one lock acquisition."""
-        urls = [u for u, _ in pairs]
-        _, s, mine = self._mine()
-        with s.lock:
-            if self._closed:
-                raise Closed(self.name)
-            s.urls.extend(urls)
-            s.added += len(urls)
-        mine.puts += len(urls)
-        mine.lock_acquisitions += 1
-
-    @staticmethod
-    def _pop(s: _Slice, mine: FrontierStats) -> str | None:
-        """The oldest URL of slice ``s`` under its lock, or ``None`` if another thread emptied
-        it since the caller looked (an unlocked snapshot: an empty slice is never locked)."""
-        with s.lock:
-            mine.lock_acquisitions += 1
-            if s.urls:
-                mine.gets += 1
-                return s.urls.popleft()
-        return None
+        self.handle().put_many(pairs)
 
     def get(self, timeout: float | None = None) -> str | None:
-        """Take from the home slice at once if it has a URL (the common case, one lock);
-        otherwise steal or poll as :meth:`PollingFrontier.get` does."""
-        _, s, mine = self._mine()
-        if s.urls and (url := self._pop(s, mine)) is not None:
-            return url
-        return super().get(timeout)
+        """Take from the calling thread's slice, else steal or poll (see :class:`_Home`)."""
+        return self.handle().get(timeout)
 
     def _take_one(self, mine: FrontierStats) -> str | None:
         """The oldest URL of the home slice, else of the first non-empty slice after it;
@@ -143,22 +190,24 @@ class SlicedFrontier(PollingFrontier):
         ``added`` moved since it was looked at, and scans again if one did: each slice was then
         empty from its look to the check, and all looks come before all checks."""
         k = len(self._slices)
-        home = self._mine()[0]
+        home = self.handle().index
         order = [self._slices[(home + step) % k] for step in range(k)]
         while True:
             looked = []
             for s in order:
                 looked.append(s.added)  # before the look: an append after it shows
-                if s.urls and (url := self._pop(s, mine)) is not None:
+                if s.urls and (url := _pop(s, mine)) is not None:
                     return url
             if all(s.added == n for s, n in zip(order, looked)):
                 return None
 
     def close(self) -> None:
-        """Set the flag while holding every slice lock (see the invariant). Idempotent."""
+        """Set the flags while holding every slice lock (see the invariant). Idempotent."""
         for s in self._slices:
             s.lock.acquire()
         try:
+            for s in self._slices:
+                s.closed = True
             self._closed = True
         finally:
             for s in reversed(self._slices):
@@ -171,6 +220,7 @@ class SlicedFrontier(PollingFrontier):
     def _check(self) -> None:
         """Assert, when quiescent, that every URL put and not yet taken is held by a slice:
         puts - gets == URLs held."""
+        assert all(s.closed == self._closed for s in self._slices), "a slice's flag disagrees"
         held = [u for s in self._slices for u in s.urls]
         total = self._counters.total()
         assert total.puts - total.gets == len(held), (total.puts, total.gets, len(held))

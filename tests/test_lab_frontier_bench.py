@@ -67,9 +67,11 @@ def test_the_shared_reference_baselines_read_and_write_one_atomic_ref(name, monk
     ("lockfree", 0.95, 1.6, [(fb.SHARED_READ, 90.0, 0.95, 0.5), (fb.SHARED_CAS, 90.0, 0.76, 0.4)],
      0.74, "sharing alone: two threads that only read one shared AtomicRef reach 0.50 of the "
      "ceiling, that read and CAS it 0.40", fb.shared_floor),
-    ("sliced", 1.5, 1.85, [(fb.SHARED_OBJECT, 90.0, 1.2, 0.6)],
-     0.95, "the contract alone: two threads calling one shared object whose work is on a "
-     "deque of each thread's own reach 0.63 of the ceiling", fb.shared_object),
+    ("sliced", 1.5, 1.85,
+     [(fb.SLICED_SHARED, 45.0, 1.1, 0.45), (fb.SHARED_OBJECT, 90.0, 1.2, 0.6)],
+     0.95, "calls on a shared object: sliced with every call on the shared frontier reaches "
+     "0.58 of the ceiling, two threads calling one shared object whose work is on a deque of "
+     "each thread's own 0.63", fb.shared_object),
 ])
 def test_a_frontier_below_its_goal_is_told_what_its_diagnostics_reach(
         tmp_path, capsys, monkeypatch, judged, below, meets, diagnostics, goal, told, excuse):
@@ -83,6 +85,29 @@ def test_a_frontier_below_its_goal_is_told_what_its_diagnostics_reach(
     assert told in capsys.readouterr().out
     spec[1] = (judged, 50.0, meets, 0.9)  # meets its goal: no excuse printed
     assert excuse(list(_scaling(tmp_path, _rows(spec), monkeypatch).values())) is None
+
+
+@pytest.mark.parametrize("name, through_handles", [("sliced", True), (fb.SLICED_SHARED, False)])
+def test_each_thread_calls_sliced_through_its_own_handle(monkeypatch, name, through_handles):
+    """``sliced`` is measured through one handle per worker thread, taken before the loop; the
+    diagnostic beside it calls the shared frontier, which looks the handle up on every call."""
+    from frontier.sliced import SlicedFrontier
+
+    asked: list[int] = []
+    real = SlicedFrontier.handle
+
+    def handle(self):
+        asked.append(threading.get_ident())
+        return real(self)
+
+    monkeypatch.setattr(SlicedFrontier, "handle", handle)
+    row = fb.measure(name, 2, 0.05)
+    assert row["pairs"] > 0 and row["timeouts"] == 0
+    assert len(set(asked)) == 2  # each worker thread has its own
+    if through_handles:
+        assert len(asked) == 2
+    else:
+        assert len(asked) >= 2 * row["pairs"]  # put and get each look it up
 
 
 def test_the_shared_object_baseline_shares_the_object_and_nothing_else(monkeypatch):

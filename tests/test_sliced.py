@@ -96,3 +96,38 @@ def test_a_batch_is_one_lock_acquisition_and_each_single_put_one():
     assert (f.stats.puts, f.stats.lock_acquisitions) == (5, 1)
     f.put("http://a.test/x")
     assert (f.stats.puts, f.stats.lock_acquisitions) == (6, 2)
+
+
+def test_each_thread_has_a_handle_of_its_own_on_its_own_home_slice():
+    """``thread_handle`` gives the calling thread the same handle every time and another thread
+    another one, on another slice; a handle's URLs reach a thread that must steal them; after
+    close a handle's put is refused, as the frontier's is."""
+    import frontier
+    from frontier import Closed
+
+    f = SlicedFrontier(slices=2)
+    mine = frontier.thread_handle(f)
+    assert frontier.thread_handle(f) is mine and f.handle() is mine
+    theirs: list = []
+    other = start_thread(lambda: (theirs.append(frontier.thread_handle(f)),
+                                  theirs[0].put_many([("t1", 0.0), ("t2", 0.0)])))
+    join_all([other], timeout=10)
+    assert theirs[0] is not mine and theirs[0].slice is not mine.slice
+    assert list(theirs[0].slice.urls) == ["t1", "t2"] and not mine.slice.urls
+    assert mine.get(timeout=0) == "t1"  # stolen from the other thread's slice, in its order
+    mine.put("m")
+    assert list(mine.slice.urls) == ["m"] and f.get(timeout=0) == "m"  # the home slice first
+    f.close()
+    with pytest.raises(Closed):
+        mine.put("late")
+    with pytest.raises(Closed):
+        theirs[0].put("late")  # its slice's flag too, read by a thread that is gone
+    assert mine.get() == "t2" and mine.get() is None
+    f._check()
+
+
+def test_a_frontier_without_handles_is_its_own():
+    import frontier
+
+    f = frontier.create("monitor", capacity=2)
+    assert frontier.thread_handle(f) is f
