@@ -1277,12 +1277,13 @@ FT_SLICED_SHARED = "sliced, every call on the shared frontier"  # ...lab_frontie
 FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
                 "lockfree, nodes left linked", "lockfree, one per thread",
                 FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT, FT_SLICED_SHARED)
-FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(10))
+FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(11))
 """The other runs of frontier-bench kept beside free-threaded/frontier-bench: run-0 a first run
 of the same command on 2026-11-26, run-1 to run-5 quick ones, run-6 and run-7 full ones late
 that day (run-7 the main run before the shared-object baseline was added beside sliced), run-8
-and run-9 the main runs before the present one (run-9 the last before sliced had handles)."""
-FT_BEFORE = "free-threaded/repeats/run-9/frontier-bench"  # the main run before the present one
+to run-10 the main runs before the present one (run-9 the last before sliced had handles,
+run-10 the first with them)."""
+FT_BEFORE = "free-threaded/repeats/run-10/frontier-bench"  # the main run before the present one
 APART = 0.15  # two full runs of the lab at different times should agree within this share
 FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
 
@@ -1379,9 +1380,10 @@ def _ft_runs(main: Rows, *repeats: Rows) -> str:
                 f"met in {met} of the {judged} runs the lab could judge)")
 
     handled = [_where(r, frontier="sliced")[0] for r in runs if _has_handles(r)]
-    since = (f" (of those, {len(handled)} since it has had per-thread handles: its share "
-             f"{_range([float(r['of_ceiling']) for r in handled])}, its goal met in "
-             f"{sum(r['verdict'].startswith('meets') for r in handled)})") if handled else ""
+    since = (f"; in the {len(handled)} of those runs since ``sliced`` has had per-thread "
+             f"handles, its share read {_range([float(r['of_ceiling']) for r in handled])} and "
+             f"its goal was met in {sum(r['verdict'].startswith('meets') for r in handled)}"
+             ) if handled else ""
     locked = [r for run in runs for r in run if r["verdict"].endswith("single lock should be")]
     below = sum(r["verdict"].startswith("below") for r in locked)
     loads = [float(r[0]["machine_load_1min"]) for r in runs]
@@ -1437,13 +1439,15 @@ def _ft_apart(now: Rows, before: Rows) -> str:
             f"{len(others)} frontiers' shares, {len(agree)} agree within {APART:.0%}")
 
 
-def _ft_profile(rows: Rows) -> str:
+def _ft_profile(rows: Rows, before: Rows) -> str:
     """The profile lab (growth.csv): ``lockfree``'s CPU per pair at 1 and 2 threads, the
     functions that grew most, how much of the growth is in functions whose work is reference
-    counting, in the interpreter loop and in compare-and-set; ``sliced``'s growth beside it."""
+    counting, in the interpreter loop and in compare-and-set; ``sliced``'s growth beside it,
+    and in the profile made before it had handles (``before``, the same lab)."""
     def of(name: str) -> dict[str, dict[str, str]]:
         return {r["function"]: r for r in _where(rows, frontier=name)}
     lf, sl = of("lockfree"), of("sliced")
+    old = _where(before, frontier="sliced", function="(all)")[0]
 
     def grew(r: dict[str, str]) -> float:
         return float(r["growth_ns"])
@@ -1466,7 +1470,10 @@ def _ft_profile(rows: Rows) -> str:
                "compare-and-set" if counting + loop > grew(whole) / 2 and counting > cas else
                "reference counting is not most of the second thread's cost")
             + f". ``sliced``'s pair went from {_f(float(sl['(all)']['ns_1t']), 0)} to "
-            f"{_f(float(sl['(all)']['ns_2t']), 0)} ns")
+            f"{_f(float(sl['(all)']['ns_2t']), 0)} ns ({grew(sl['(all)']):+.0f} ns); in the "
+            f"profile made before it had per-thread handles ({old['date'][:10]}, 1-minute load "
+            f"{old['machine_load_1min']}), from {_f(float(old['ns_1t']), 0)} to "
+            f"{_f(float(old['ns_2t']), 0)} ns ({grew(old):+.0f} ns)")
 
 
 def _ft_shared_object(rows: Rows, fb: Rows) -> str:
@@ -1839,7 +1846,8 @@ NUMBERS = [
     Number("ft_quiet", "free-threaded/repeats/run-6/frontier-bench", "scaling", _ft_quiet,
            "a full run late on 2026-11-26 with nothing else running, no GIL"),
     Number("ft_profile", "free-threaded/ft-profile", "growth", _ft_profile,
-           "where lockfree's CPU per pair grows at 2 threads, by function (perf), no GIL"),
+           "where lockfree's CPU per pair grows at 2 threads, by function (perf), no GIL",
+           more=(("free-threaded/repeats/profile-0/ft-profile", "growth"),)),
     Number("ft_apart", "free-threaded/frontier-bench", "scaling", _ft_apart,
            "the main run beside the main run it replaced: hours apart, agreement within 15%",
            more=((FT_BEFORE, "scaling"),)),
