@@ -31,6 +31,7 @@ frontiers reject NaN and non-numbers with :class:`ValueError`.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import threading
 from collections.abc import Callable, Iterable
@@ -292,17 +293,26 @@ def is_live(cls: type) -> bool:
 
 def thread_handle(frontier: Frontier) -> Frontier:
     """The calling thread's own way in to ``frontier``: ``frontier.handle()`` where the
-    strategy offers one, else ``frontier`` itself.
+    strategy offers one (a method of its class that takes no argument), else ``frontier``
+    itself.
 
     A handle has the frontier's ``put``, ``get``, ``put_many`` and ``get_many``, with the same
-    meaning, and belongs to the thread that asked for it: no other thread may call it. It is
+    meaning, and belongs to the thread that asked for it: no other thread may call it (its
+    counters would race, and its URLs would join that thread's in that thread's order). It is
     there for free-threaded Python, where every call on an object writes that object's
     reference count: threads that all call one shared frontier write one count on every
     operation, even when their work is disjoint. A worker takes its handle once, before its
     loop. O(1); thread-safe (each thread is given its own).
     """
-    handle = getattr(frontier, "handle", None)
-    return handle() if callable(handle) else frontier
+    if not callable(getattr(type(frontier), "handle", None)):  # the class's own, not a proxy's
+        return frontier
+    try:
+        inspect.signature(frontier.handle).bind()
+    except TypeError:  # a ``handle`` that needs arguments means something else
+        return frontier
+    except ValueError:  # no signature to read: call it
+        pass
+    return frontier.handle()
 
 
 def register(cls: type) -> type:

@@ -19,13 +19,14 @@ checks its slice's flag under its slice's lock: so a ``put`` either stored its U
 ``close`` (and any getter that has seen ``closed`` finds it) or raises :class:`~frontier.Closed`
 -- the race that ``crawlab explore`` found in three other frontiers cannot happen here.
 
-Handles: each thread reaches the frontier through a handle of its own
-(:meth:`SlicedFrontier.handle`, which ``put`` and ``get`` use too). On a free-threaded Python
-every call on an object writes that object's reference count, and two threads calling one shared
-frontier write the same count on every operation, though their slices are disjoint; a thread
-that takes its handle once and calls it touches only objects no other thread uses until it must
-steal. (MultiQueue implementations hand out per-thread handles for the same reason.) ``crawlab
-lab frontier-bench`` measures ``sliced`` both ways.
+Handles: a thread can reach the frontier through a handle of its own
+(:meth:`SlicedFrontier.handle`, or :func:`frontier.thread_handle`), taken once. On a free-
+threaded Python every call on an object writes that object's reference count, and two threads
+calling one shared frontier write the same count on every operation, though their slices are
+disjoint; a thread that calls its own handle touches only objects no other thread uses until it
+must steal. (MultiQueue implementations hand out per-thread handles for the same reason.)
+``put`` and ``get`` on the frontier do the same work, finding the calling thread's home slice
+through a thread-local table. ``crawlab lab frontier-bench`` measures ``sliced`` both ways.
 
 Every answer takes effect at one instant (linearizable to the relaxed specification): an
 empty answer too, see :meth:`SlicedFrontier._take_one`.
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections import deque
 from collections.abc import Iterable
 
@@ -78,6 +80,30 @@ def _pop(s: _Slice, mine: FrontierStats) -> str | None:
     return None
 
 
+def _put(s: _Slice, mine: FrontierStats, url: str) -> None:
+    """Append ``url`` to slice ``s`` under its lock (:class:`Closed` once the slice's flag is
+    set), counted in ``mine``."""
+    with s.lock:
+        if s.closed:
+            raise Closed(SlicedFrontier.name)
+        s.urls.append(url)
+        s.added += 1
+    mine.puts += 1
+    mine.lock_acquisitions += 1
+
+
+def _put_many(s: _Slice, mine: FrontierStats, pairs: Iterable[tuple[str, float]]) -> None:
+    """Append a batch to slice ``s`` under one lock acquisition."""
+    urls = [u for u, _ in pairs]
+    with s.lock:
+        if s.closed:
+            raise Closed(SlicedFrontier.name)
+        s.urls.extend(urls)
+        s.added += len(urls)
+    mine.puts += len(urls)
+    mine.lock_acquisitions += 1
+
+
 class _Home:
     """One thread's way in (:func:`frontier.thread_handle`): its home slice and its counters.
 
@@ -85,38 +111,26 @@ class _Home:
     another thread writes too. ``put`` and a ``get`` that finds its home slice non-empty touch
     only this object, the home slice and the thread's counters; a ``get`` on an empty home
     slice falls back to the frontier's scan (stealing) and polling. O(1) put; get O(1) from the
-    home slice, O(k) when stealing."""
+    home slice, O(k) when stealing.
 
-    def __init__(self, frontier: SlicedFrontier, index: int) -> None:
+    The handle refers to its frontier; the frontier keeps only a weak reference to it, so that
+    no cycle of references runs through the frontier (a frontier is freed as soon as nothing
+    refers to it, never by the cyclic collector)."""
+
+    def __init__(self, frontier: SlicedFrontier, index: int, slice_: _Slice,
+                 counters: FrontierStats) -> None:
         self.frontier = frontier
         self.index = index
-        self.slice = frontier._slices[index]
-        self.counters = frontier._counters.mine()
+        self.slice = slice_
+        self.counters = counters
 
     def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
         """Append to the home slice; never waits. :class:`Closed` after close."""
-        s = self.slice
-        with s.lock:
-            if s.closed:
-                raise Closed(SlicedFrontier.name)
-            s.urls.append(url)
-            s.added += 1
-        mine = self.counters
-        mine.puts += 1
-        mine.lock_acquisitions += 1
+        _put(self.slice, self.counters, url)
 
     def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
         """Append a batch to the home slice under one lock acquisition."""
-        urls = [u for u, _ in pairs]
-        s = self.slice
-        with s.lock:
-            if s.closed:
-                raise Closed(SlicedFrontier.name)
-            s.urls.extend(urls)
-            s.added += len(urls)
-        mine = self.counters
-        mine.puts += len(urls)
-        mine.lock_acquisitions += 1
+        _put_many(self.slice, self.counters, pairs)
 
     def get(self, timeout: float | None = None) -> str | None:
         """Take from the home slice at once if it has a URL (the common case, one lock);
@@ -131,12 +145,14 @@ class _Home:
         return self.frontier.get_many(r)
 
 
+_HANDLED = ("put", "get", "put_many", "get_many")  # what a _Home does in the frontier's stead
+
+
 @register
 class SlicedFrontier(PollingFrontier):
     """Unbounded relaxed-FIFO frontier of ``slices`` locked sub-queues, one home slice per
     thread, stealing when the home slice is empty. Thread-safe; see the module docstring.
-    :meth:`handle` gives a thread its own way in; ``put``/``get`` on the frontier go through
-    the calling thread's handle."""
+    :meth:`handle` gives a thread its own way in."""
 
     name = "sliced"
     description = "one FIFO slice per thread, each under its own lock; a dry thread steals"
@@ -152,33 +168,56 @@ class SlicedFrontier(PollingFrontier):
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise ValueError(f"slices must be a positive integer, got {slices!r}")
         self._slices = [_Slice() for _ in range(k)]
-        self._local = threading.local()  # .home: the calling thread's _Home
+        # .home: the calling thread's (home index, home slice, its counters), looked up once
+        # per operation; .handle: a weak reference to its _Home, if it asked for one
+        self._local = threading.local()
         self._next_home = 0  # guarded by _homes_lock
         self._homes_lock = threading.Lock()  # taken once per thread, to be given a home
 
-    def handle(self) -> _Home:
-        """The calling thread's handle, given a home slice on first use (round-robin over the
-        slices). Only that thread may use it. O(1)."""
+    def _mine(self) -> tuple[int, _Slice, FrontierStats]:
+        """The calling thread's home slice (index and slice) and counters (given on first
+        use, round-robin over the slices)."""
         try:
             return self._local.home
         except AttributeError:
             with self._homes_lock:
                 i = self._next_home
                 self._next_home = (i + 1) % len(self._slices)
-            home = self._local.home = _Home(self, i)
+            home = self._local.home = (i, self._slices[i], self._counters.mine())
             return home
+
+    def handle(self) -> _Home | SlicedFrontier:
+        """The calling thread's handle (:class:`_Home`, on its home slice): the same one for
+        as long as the thread keeps it. Only that thread may use it. O(1).
+
+        A subclass that overrides ``put``, ``get``, ``put_many`` or ``get_many`` gets the
+        frontier itself: a handle would skip its own methods."""
+        if any(getattr(type(self), m) is not getattr(SlicedFrontier, m) for m in _HANDLED):
+            return self
+        ref = getattr(self._local, "handle", None)
+        home = ref() if ref is not None else None
+        if home is None:
+            home = _Home(self, *self._mine())
+            self._local.handle = weakref.ref(home)
+        return home
 
     def put(self, url: str, priority: float = 0.0, timeout: float | None = None) -> None:
         """Append to the calling thread's slice; never waits. :class:`Closed` after close."""
-        self.handle().put(url)
+        _, s, mine = self._mine()
+        _put(s, mine, url)
 
     def put_many(self, pairs: Iterable[tuple[str, float]]) -> None:
         """Append a batch to the calling thread's slice under one lock acquisition."""
-        self.handle().put_many(pairs)
+        _, s, mine = self._mine()
+        _put_many(s, mine, pairs)
 
     def get(self, timeout: float | None = None) -> str | None:
-        """Take from the calling thread's slice, else steal or poll (see :class:`_Home`)."""
-        return self.handle().get(timeout)
+        """Take from the home slice at once if it has a URL (the common case, one lock);
+        otherwise steal or poll as :meth:`PollingFrontier.get` does."""
+        _, s, mine = self._mine()
+        if s.urls and (url := _pop(s, mine)) is not None:
+            return url
+        return super().get(timeout)
 
     def _take_one(self, mine: FrontierStats) -> str | None:
         """The oldest URL of the home slice, else of the first non-empty slice after it;
@@ -190,7 +229,7 @@ class SlicedFrontier(PollingFrontier):
         ``added`` moved since it was looked at, and scans again if one did: each slice was then
         empty from its look to the check, and all looks come before all checks."""
         k = len(self._slices)
-        home = self.handle().index
+        home = self._mine()[0]
         order = [self._slices[(home + step) % k] for step in range(k)]
         while True:
             looked = []

@@ -127,6 +127,7 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30,
         except BaseException as exc:
             errors.append(exc)
             stop.set()
+            start.abort()  # a thread that failed before the start must not hold the others
             if hasattr(q, "close"):
                 q.close()  # wakes the threads blocked in get()
 
@@ -181,8 +182,11 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30,
     gc.callbacks.append(counted)
     try:
         t0 = time.perf_counter()  # before the release: every CPU second a worker counts from
-        start.wait()              # the barrier on lies inside the wall time measured here
-        time.sleep(seconds)
+        try:
+            start.wait()          # the barrier on lies inside the wall time measured here
+            time.sleep(seconds)
+        except threading.BrokenBarrierError:  # a worker failed before the start: see errors
+            pass
         stop.set()
         for t in pool:
             t.join(timeout=30)

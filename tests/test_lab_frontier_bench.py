@@ -94,13 +94,13 @@ def test_each_thread_calls_sliced_through_its_own_handle(monkeypatch, name, thro
     from frontier.sliced import SlicedFrontier
 
     asked: list[int] = []
-    real = SlicedFrontier.handle
+    real = SlicedFrontier._mine
 
-    def handle(self):
+    def home(self):
         asked.append(threading.get_ident())
         return real(self)
 
-    monkeypatch.setattr(SlicedFrontier, "handle", handle)
+    monkeypatch.setattr(SlicedFrontier, "_mine", home)
     row = fb.measure(name, 2, 0.05)
     assert row["pairs"] > 0 and row["timeouts"] == 0
     assert len(set(asked)) == 2  # each worker thread has its own
@@ -108,6 +108,35 @@ def test_each_thread_calls_sliced_through_its_own_handle(monkeypatch, name, thro
         assert len(asked) == 2
     else:
         assert len(asked) >= 2 * row["pairs"]  # put and get each look it up
+
+
+def test_a_frontier_that_fails_before_the_start_is_reported_not_waited_for(monkeypatch):
+    """A worker that fails before the starting barrier (here in the frontier's ``handle``)
+    breaks the barrier: the cell raises that error at once instead of waiting for a thread
+    that will never arrive."""
+    class HandleFails:
+        def handle(self):
+            raise TypeError("no handle for this request")
+
+        def put(self, url):
+            pass
+
+        def get(self):
+            return "u"
+
+    monkeypatch.setattr(fb, "_make", lambda n, c: HandleFails())
+    outcome: list = []
+
+    def cell():
+        try:
+            fb.measure("queue.Queue", 2, 0.05)
+        except TypeError as exc:
+            outcome.append(exc)
+    runner = threading.Thread(target=cell, daemon=True)
+    runner.start()
+    runner.join(timeout=30)
+    assert not runner.is_alive(), "the cell waited for a thread that had failed"
+    assert outcome and "request" in str(outcome[0])
 
 
 def test_the_shared_object_baseline_shares_the_object_and_nothing_else(monkeypatch):

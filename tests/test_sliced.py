@@ -126,8 +126,64 @@ def test_each_thread_has_a_handle_of_its_own_on_its_own_home_slice():
     f._check()
 
 
-def test_a_frontier_without_handles_is_its_own():
+def test_a_used_frontier_is_freed_as_soon_as_nothing_refers_to_it():
+    """No cycle of references runs through a frontier and its handles: dropped, it is freed at
+    once, without the cyclic collector (which, on 3.11, could deadlock when it freed the
+    frontier's thread-local tables inside ``sys._current_frames``)."""
+    import gc
+    import weakref
+
+    import frontier
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        f = SlicedFrontier(slices=2)
+        h = frontier.thread_handle(f)
+        h.put("a")
+        f.put("b")
+        assert h.get() == "a"
+        gone = weakref.ref(f)
+        del f, h
+        assert gone() is None, "the frontier outlived its last reference: a cycle"
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def test_a_frontier_without_handles_of_its_own_class_is_its_own_handle():
+    """No ``handle`` on the class (a proxy's ``__getattr__`` does not count), or a subclass
+    that overrides a method the handle would do in its stead: the frontier itself, so that
+    its own methods run."""
     import frontier
 
     f = frontier.create("monitor", capacity=2)
     assert frontier.thread_handle(f) is f
+
+    class Checked(SlicedFrontier):
+        def put(self, url, priority=0.0, timeout=None):
+            if not url.startswith("http"):
+                raise ValueError(url)
+            super().put(url, priority, timeout)
+
+    checked = Checked()
+    assert frontier.thread_handle(checked) is checked
+    with pytest.raises(ValueError):
+        frontier.thread_handle(checked).put("not-a-url")
+
+    class Proxy:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    proxy = Proxy(SlicedFrontier())
+    assert frontier.thread_handle(proxy) is proxy
+
+    class HandleMeansSomethingElse(SlicedFrontier):
+        def handle(self, request):  # as in socketserver
+            return request
+
+    other = HandleMeansSomethingElse()
+    assert frontier.thread_handle(other) is other
