@@ -1493,7 +1493,8 @@ def _ft_shared_object(rows: Rows, fb: Rows) -> str:
         per = [rate["sliced", t, k] / rate[FT_SLICED_SHARED, t, k]
                for (n, th, k) in rate if n == "sliced" and th == t
                and (FT_SLICED_SHARED, t, k) in rate]
-        return statistics.median(per), f"{_f(statistics.median(per))}× ({_range(per)})"
+        m = statistics.median(per)
+        return m, f"{_f(m)}× ({_range(per)})"
     (m1, g1), (m2, g2) = gain("1"), gain("2")
     return (f"two threads calling one shared object that does the least work there is on a deque "
             f"of each thread's own reached {one(FT_SHARED_OBJECT)}; ``sliced`` with every call "

@@ -117,10 +117,8 @@ class _Home:
     no cycle of references runs through the frontier (a frontier is freed as soon as nothing
     refers to it, never by the cyclic collector)."""
 
-    def __init__(self, frontier: SlicedFrontier, index: int, slice_: _Slice,
-                 counters: FrontierStats) -> None:
+    def __init__(self, frontier: SlicedFrontier, slice_: _Slice, counters: FrontierStats) -> None:
         self.frontier = frontier
-        self.index = index
         self.slice = slice_
         self.counters = counters
 
@@ -197,7 +195,8 @@ class SlicedFrontier(PollingFrontier):
         ref = getattr(self._local, "handle", None)
         home = ref() if ref is not None else None
         if home is None:
-            home = _Home(self, *self._mine())
+            _, s, mine = self._mine()
+            home = _Home(self, s, mine)
             self._local.handle = weakref.ref(home)
         return home
 

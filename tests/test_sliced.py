@@ -4,11 +4,15 @@ registered frontier."""
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from collections import deque
 
 import pytest
 
+import frontier
+from frontier import Closed
 from frontier.sliced import SlicedFrontier
 from tests.helpers import join_all, start_thread
 
@@ -102,9 +106,6 @@ def test_each_thread_has_a_handle_of_its_own_on_its_own_home_slice():
     """``thread_handle`` gives the calling thread the same handle every time and another thread
     another one, on another slice; a handle's URLs reach a thread that must steal them; after
     close a handle's put is refused, as the frontier's is."""
-    import frontier
-    from frontier import Closed
-
     f = SlicedFrontier(slices=2)
     mine = frontier.thread_handle(f)
     assert frontier.thread_handle(f) is mine and f.handle() is mine
@@ -130,11 +131,6 @@ def test_a_used_frontier_is_freed_as_soon_as_nothing_refers_to_it():
     """No cycle of references runs through a frontier and its handles: dropped, it is freed at
     once, without the cyclic collector (which, on 3.11, could deadlock when it freed the
     frontier's thread-local tables inside ``sys._current_frames``)."""
-    import gc
-    import weakref
-
-    import frontier
-
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -155,8 +151,6 @@ def test_a_frontier_without_handles_of_its_own_class_is_its_own_handle():
     """No ``handle`` on the class (a proxy's ``__getattr__`` does not count), or a subclass
     that overrides a method the handle would do in its stead: the frontier itself, so that
     its own methods run."""
-    import frontier
-
     f = frontier.create("monitor", capacity=2)
     assert frontier.thread_handle(f) is f
 
