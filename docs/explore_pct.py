@@ -80,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
                 for start in range(args.starts):
                     runs, _ = pct.search(name, sc, strategy=strategy, depth=depth or 2,
                                          runs=args.runs, seed=1000 * start, k=k)
+                    if runs[-1].unfinished:  # neither found nor held: no honest cell
+                        raise SystemExit(f"{label} {sc.name} {strategy} seed "
+                                         f"{runs[-1].seed}: {runs[-1].unfinished}")
                     found = len(runs) if runs[-1].broken else ""
                     rows.append({"frontier": label, "scenario": sc.name, "strategy": strategy,
                                  "depth": depth or "", "threads": n, "k": k,

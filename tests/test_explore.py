@@ -624,6 +624,72 @@ def test_a_randomized_search_that_finds_nothing_is_inconclusive(capsys):
     assert "INCONCLUSIVE" in capsys.readouterr().out
 
 
+def test_a_thread_woken_from_its_sleep_is_runnable_again_under_pct():
+    """sliced polls, sleeping between looks. frontrun's replay wakes a sleeper without saying
+    so; PCT kept the woken thread "blocked", so it ran only when every other thread was
+    blocked, and seed 369 of this scenario chose a thread waiting for the lock the woken one
+    held, for ever: the run never finished (frontrun's 10 000-step cap, then its timeout)."""
+    from frontier.check import pct
+
+    k = pct.steps_of("sliced", "lost-wakeup")
+    run = pct.run("sliced", "lost-wakeup", depth=2, k=k, seed=369)
+    assert run.unfinished is None and run.broken is None
+    assert run.steps < 10_000
+
+
+SPINS = """from frontier.monitor import MonitorFrontier
+
+
+class Spin(MonitorFrontier):
+    name = "spins-for-ever"
+
+    def put(self, url, priority=0.0, timeout=None):
+        while True:
+            pass
+"""
+
+
+def test_a_pct_run_that_never_finishes_is_inconclusive_not_held(tmp_path):
+    """A put that never returns: the run that measures k cannot finish, and the search says
+    so (exit 3, the reason, no traceback). In a process of its own: Python cannot stop the
+    spinning thread, which would slow every test after it."""
+    import subprocess
+    import sys
+
+    (tmp_path / "spin.py").write_text(SPINS)
+    argv = ["explore", f"{tmp_path / 'spin.py'}:Spin", "--scenario", "lost-update", "--pct",
+            "--json", "--out", str(tmp_path)]
+    done = subprocess.run([sys.executable, "-m", "crawlers", *argv], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr
+    row = json.loads(done.stdout)[0]
+    assert row["status"] == "inconclusive" and row["runs"] == 0
+    assert "did not finish" in row["reason"] and "timed out" in row["reason"]
+
+
+def test_a_pct_search_stops_at_a_run_that_did_not_finish(monkeypatch, capsys):
+    """A run frontrun gives up on (seed 2 here) ends the search: what ran before it held, that
+    run neither held nor broke, and the command says INCONCLUSIVE with its seed."""
+    from frontier.check import pct
+
+    real = pct.run
+
+    def run(*args, seed, **kwargs):
+        done = real(*args, seed=seed, **kwargs)
+        if seed == 2:
+            done.unfinished = "frontrun stopped the run after 9 steps (timed out)"
+        return done
+
+    monkeypatch.setattr(pct, "run", run)
+    runs, _ = pct.search("monitor", "lost-update", runs=5)
+    assert [r.seed for r in runs] == [0, 1, 2] and not any(r.broken for r in runs)
+    argv = ["explore", "monitor", "--scenario", "lost-update", "--pct", "--runs", "5"]
+    assert main(argv) == 3
+    out = capsys.readouterr().out
+    assert "INCONCLUSIVE: run 3 (seed 2) did not finish: frontrun stopped" in out
+    assert "seeds 0..1 held" in out and "5 runs" not in out
+
+
 # --------------------------------------------------------------------------------------------
 # Outcome tables
 

@@ -256,7 +256,7 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
 
     from crawlers.cli.progress import Meter
     from frontier.check import pct, scenarios, trace
-    from frontier.check.explore import replay
+    from frontier.check.explore import ExploreError, replay
 
     strategy = "pct" if args.pct else "random"
     asked = args.runs or RUNS
@@ -272,6 +272,14 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
             runs, k = pct.search(args.frontier, name, strategy=strategy, depth=depth,
                                  runs=asked, seed=seed, deadline=deadline,
                                  progress=meter)
+        except ExploreError as exc:  # the run that measures k did not finish
+            statuses.add("inconclusive")
+            results.append({"frontier": args.frontier, "scenario": name, "strategy": strategy,
+                            "runs": 0, "first_seed": seed, "status": "inconclusive",
+                            "reason": str(exc)})
+            if not args.json:
+                print(f"INCONCLUSIVE: {exc}; no run was searched", flush=True)
+            continue
         finally:
             meter.close()
         n = len(sc.thread_names)
@@ -301,6 +309,14 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
                     f"--scenario {name} "
                     f"{again}; trace written to {path}")
             row.update(status="violated", seed=last.seed, broken=last.broken, trace=str(path))
+        elif last.unfinished:
+            statuses.add("inconclusive")
+            held = (f"seeds {seed}..{last.seed - 1} held" if len(runs) > 1
+                    else "no run before it")
+            reason = f"run {len(runs)} (seed {last.seed}) did not finish: {last.unfinished}"
+            line = (head + f"\nINCONCLUSIVE: {reason}; {held}; the search stopped there, "
+                    f"neither held nor broken")
+            row.update(status="inconclusive", seed=last.seed, reason=reason)
         else:
             statuses.add("inconclusive")
             cut = (f"the budget of {args.budget:g} s ran out after {len(runs)} of {asked} runs; "

@@ -13,7 +13,9 @@ How it runs. Each run goes through frontrun's replay scheduler (the one that rep
 counterexample) with an empty schedule that this module extends one step at a time
 (:class:`_Chooser`): when the scheduler needs the next thread, it appends the choice of the
 strategy among the threads that are not done and not blocked on a lock or condition (frontrun
-reports those), or a step of the virtual clock when every thread is asleep. The steps taken are
+reports those) or asleep, or a step of the virtual clock when every thread is blocked or asleep
+(the sleepers it wakes are runnable again). A run frontrun gives up on (its step cap or its
+timeout) is recorded as unfinished: neither held nor broken. The steps taken are
 the run's schedule: :func:`frontier.check.explore.replay` runs it again, so a run found by seed
 ``S`` is a trace file like any other. The same seed gives the same run.
 
@@ -30,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from frontier.check.explore import Progress, _frontrun, _scenario, _setup, untraced
+from frontier.check.explore import ExploreError, Progress, _frontrun, _scenario, _setup, untraced
 from frontier.check.scenarios import Scenario, World, verdict
 
 __all__ = ["DEPTHS", "PctRun", "default_depth", "lower_bound", "run", "runs_for", "search"]
@@ -82,12 +84,15 @@ def runs_for(p: float, confidence: float = CONFIDENCE) -> int:
 
 @dataclass
 class PctRun:
-    """One randomized run: its seed, the schedule it took, and what broke (``None``: held)."""
+    """One randomized run: its seed, the schedule it took, and what broke (``None``: held,
+    or did not finish). ``unfinished`` says why a run ended before every thread did (frontrun
+    gave up on it): such a run neither held nor broke."""
 
     seed: int
     schedule: list[int] = field(default_factory=list)
     broken: str | None = None
     steps: int = 0
+    unfinished: str | None = None
 
 
 class _Chooser:
@@ -132,6 +137,18 @@ def _scheduler_class(chooser: _Chooser):
     class Chosen(_ReplayDporScheduler):
         """frontrun's replay scheduler whose schedule is chosen step by step."""
 
+        def _replay_advance_clock_to(self, target: float | None = None) -> None:
+            """frontrun's replay advance, telling :class:`Blocked` whom it woke (the replay's
+            own tells nobody: its execution forgets blocks anyway). Without it a thread that
+            slept once stayed "blocked" after waking, and ran only when every other thread
+            was blocked; then a thread waiting for the lock it held could outrank it and be
+            chosen for ever (seed 369 of sliced's lost-wakeup spun to frontrun's step cap)."""
+            if self.virtual_clock is not None:
+                self._clock_port.advance_clock_to(self.virtual_clock, target, self._woken)
+
+        def _woken(self, event) -> None:  # noqa: ANN001 - frontrun's WakeEvent
+            self.execution.unblock_thread(event.actor_id)
+
         def _extend_schedule(self) -> bool:
             if not isinstance(self.execution, Blocked):  # frontrun's, set in __init__
                 self.execution = Blocked()
@@ -172,6 +189,7 @@ def run(name: str, scenario: str | Scenario, *, strategy: str = "pct", depth: in
         return made[-1]
 
     worlds: list[World] = []
+    unfinished = broken = None
     patch_locks()
     try:
         with mock.patch.object(replay_mod, "_ReplayDporScheduler", build), untraced():
@@ -184,26 +202,35 @@ def run(name: str, scenario: str | Scenario, *, strategy: str = "pct", depth: in
                          if not log or log[-1][0] != "done"]
                 broken = (f"deadlock: {', '.join(stuck)} blocked for ever "
                           f"({exc.cycle_description})")
+            except TimeoutError as exc:  # frontrun's replay cap: steps or seconds
+                unfinished = f"frontrun stopped the run after {chooser.step} steps ({exc})"
     finally:
         unpatch_locks()
     schedule = list(made[-1]._replay_schedule) if made else []
-    return PctRun(seed, schedule, broken, chooser.step)
+    return PctRun(seed, schedule, broken, chooser.step, unfinished)
 
 
 def steps_of(name: str, scenario: str | Scenario) -> int:
-    """``k``: the scheduling steps of one run (threads by fixed priority, no change)."""
-    return max(1, run(name, scenario, strategy="pct", depth=1, seed=0).steps)
+    """``k``: the scheduling steps of one run (threads by fixed priority, no change).
+    Raises :class:`~frontier.check.explore.ExploreError` when that run does not finish."""
+    first = run(name, scenario, strategy="pct", depth=1, seed=0)
+    if first.unfinished:
+        label = scenario if isinstance(scenario, str) else scenario.name
+        raise ExploreError(f"{name}, scenario {label}: the run that measures k did not "
+                           f"finish: {first.unfinished}")
+    return max(1, first.steps)
 
 
 def search(name: str, scenario: str | Scenario, *, strategy: str = "pct", depth: int = 2,
            runs: int = 100, seed: int = 0, k: int | None = None,
            deadline: float | None = None,
            progress: Callable[[Progress], None] | None = None) -> tuple[list[PctRun], int]:
-    """Runs with seeds ``seed``, ``seed + 1`` ... until one breaks the invariant, ``runs``
-    ran, or ``deadline`` (``time.monotonic``) passed: the runs, and the ``k`` used. A search
-    cut by the deadline returns fewer than ``runs`` runs, none broken (at least one run, after
-    the one that measures ``k``). ``progress`` is called after every run, as the DPOR search
-    calls it after every interleaving."""
+    """Runs with seeds ``seed``, ``seed + 1`` ... until one breaks the invariant or does not
+    finish (its ``unfinished`` says why), ``runs`` ran, or ``deadline`` (``time.monotonic``)
+    passed: the runs, and the ``k`` used. A search cut by the deadline returns fewer than
+    ``runs`` runs, none broken (at least one run, after the one that measures ``k``).
+    ``progress`` is called after every run, as the DPOR search calls it after every
+    interleaving."""
     start = time.monotonic()
     k = k or steps_of(name, scenario)
     done = []
@@ -211,6 +238,7 @@ def search(name: str, scenario: str | Scenario, *, strategy: str = "pct", depth:
         done.append(run(name, scenario, strategy=strategy, depth=depth, k=k, seed=seed + i))
         if progress is not None:
             progress(Progress(len(done), time.monotonic() - start))
-        if done[-1].broken or (deadline is not None and time.monotonic() >= deadline):
+        late = deadline is not None and time.monotonic() >= deadline
+        if done[-1].broken or done[-1].unfinished or late:
             break
     return done, k
