@@ -12,10 +12,17 @@ Imports only the standard library, so that any layer may use it (the lowest of t
 from __future__ import annotations
 
 import argparse
+import math
+from collections.abc import Callable
+from typing import TypeVar
 
 __all__ = [
     "EXIT_USAGE",
+    "MAX_PAGES",
+    "MAX_SECONDS",
+    "MAX_SEED",
     "OneLineParser",
+    "at_most",
     "non_negative",
     "non_negative_int",
     "positive",
@@ -25,6 +32,20 @@ __all__ = [
 
 #: The exit status of bad input.
 EXIT_USAGE = 2
+
+#: The longest duration a flag in seconds takes (a year): far beyond any crawl or search here,
+#: far below what the time functions and threading waits take (``threading.TIMEOUT_MAX``,
+#: about 292 years), so that no sum or product of such flags overflows them.
+MAX_SECONDS = 365 * 24 * 3600
+
+#: The most pages (and sites) of a generated web: 2 000 000 is the largest any lab uses, and
+#: a web is built in memory (about 10**9 pages do not fit; 10**19 overflow numpy).
+MAX_PAGES = 5_000_000
+
+#: The largest seed KaHyPar takes (a C ``int``): ``crawlab partition --seed`` and the labs'.
+MAX_SEED = 2**31 - 1
+
+_T = TypeVar("_T", int, float)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -58,18 +79,20 @@ def non_negative_int(text: str) -> int:
 
 
 def non_negative(text: str) -> float:
-    """A number >= 0 (NaN refused)."""
+    """A finite number >= 0 (NaN and infinity refused)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not value >= 0:  # also rejects NaN
         raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
     return value
 
 
 def positive(text: str) -> float:
-    """A number > 0."""
+    """A finite number > 0."""
     value = non_negative(text)
     if value == 0:
         raise argparse.ArgumentTypeError("must be positive, got 0")
@@ -82,3 +105,18 @@ def probability(text: str) -> float:
     if value > 1:
         raise argparse.ArgumentTypeError(f"must be a probability in [0, 1], got {text}")
     return value
+
+
+def at_most(kind: Callable[[str], _T], high: _T, what: str = "") -> Callable[[str], _T]:
+    """The type ``kind`` (one of the above) with the explicit upper limit ``high``;
+    ``what`` says in the error why the limit is where it is (``"a year"``)."""
+
+    def bounded(text: str) -> _T:
+        value = kind(text)
+        if value > high:
+            why = f" ({what})" if what else ""
+            raise argparse.ArgumentTypeError(f"must be at most {high}{why}, got {text}")
+        return value
+
+    bounded.__name__ = kind.__name__
+    return bounded

@@ -50,7 +50,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from crawlers.args import OneLineParser
+from crawlers.args import MAX_SEED, OneLineParser, at_most, non_negative_int
 from labs import plotstyle
 
 __all__ = [
@@ -189,7 +189,8 @@ class Lab:
             default=DEFAULT_RESULTS,
             help="results folder (default: ./results); the lab writes into OUT/NAME/",
         )
-        parser.add_argument("--seed", type=int, default=1, help="random seed (default: 1)")
+        parser.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED),
+                            default=1, help=f"random seed, 0 to {MAX_SEED} (default: 1)")
         parser.add_argument("--no-plot", action="store_true", help="write CSV only")
         parser.add_argument("--replot", action="store_true",
                             help="measure nothing: draw the figures again from the CSVs already "
@@ -212,7 +213,11 @@ class Lab:
         self.note = "; ".join(n for n in (shared_note(self.machine), self.args.note) if n)
         self.dir = self.args.out / name
         self._replot_stamped = False
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:  # before anything is measured: an --out that is a file is one line, exit 2
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            parser.error(f"argument --out: cannot make the folder {self.dir}: "
+                         f"{exc.strerror or exc}")
         self.started = time.perf_counter()
         print(f"# {self.title}")
         quick = " · quick" if self.quick else ""

@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from crawlers.page.clock import ManualClock
+from crawlers.page.policy import Policy
 from crawlers.page.robots import Politeness, RobotsCache
 from crawlers.page.urls import Scope, normalize, site_of
 from crawlers.web.simfetch import SimulatedFetcher
@@ -163,6 +164,26 @@ def test_robots_unreachable_disallows_and_404_allows():
 def test_robots_crawl_delay(small_web):
     fetcher = SimulatedFetcher(small_web, latency=0.0, crawl_delay=2)
     assert RobotsCache(fetcher).crawl_delay(fetcher.seed_urls()[0]) == 2.0
+
+
+@pytest.mark.parametrize("asked", ["61", "99999999999999999999999"])
+def test_a_site_asking_a_crawl_delay_past_the_cap_is_not_crawled(asked):
+    """A hostile robots.txt's ``Crawl-delay: 99999999999999999999999`` overflowed the robots'
+    waits (OverflowError) and the crawl hung; a delay past ``max_crawl_delay`` now refuses
+    the site's URLs, counted, and the delay handed to politeness never exceeds the cap."""
+    class Robots:
+        policy = Policy()
+
+        def fetch_text(self, url):
+            return 200, f"User-agent: *\nCrawl-delay: {asked}\n"
+
+    fetcher = Robots()
+    robots = RobotsCache(fetcher)
+    assert not robots.allowed("http://a.test/x")
+    assert fetcher.policy.counters.as_dict().get("max_crawl_delay") == 1
+    assert robots.crawl_delay("http://a.test/x") == Policy().max_crawl_delay == 60.0
+    fetcher.policy = Policy(max_crawl_delay=float(asked))  # the site's own, allowed
+    assert RobotsCache(fetcher).allowed("http://a.test/x")
 
 
 def test_politeness_spaces_requests_per_site():

@@ -89,6 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         resolve_frontier_argument(args)
         return int(args.run(args) or 0)
     except (LabError, frontier.UnknownFrontier, ValueError) as exc:
+        where = frontier.userclass.blame(exc) if isinstance(exc, ValueError) else None
+        if where is not None:  # the student's code raised it, not a flag's check
+            print(f"crawlab {args.command}: your frontier failed at {where}", file=sys.stderr)
+            return 1
         print(f"crawlab {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

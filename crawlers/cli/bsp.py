@@ -17,7 +17,8 @@ import argparse
 import json
 import sys
 
-from crawlers.args import non_negative_int, positive, positive_int
+from crawlers.args import MAX_SECONDS, at_most, non_negative_int, positive, positive_int
+from crawlers.cli.crawl import check_web_limits
 from crawlers.cli.webflags import (
     add_reference_argument,
     add_web_arguments,
@@ -47,7 +48,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="site-hash, page-hash, or a partition file (default: site-hash)")
     g.add_argument("--backend", choices=BACKENDS, default="processes",
                    help="processes (default) or mpi (run under mpiexec -n P)")
-    g.add_argument("--timeout", type=positive, default=120.0, metavar="S",
+    g.add_argument("--timeout", type=at_most(positive, MAX_SECONDS, "a year"), default=120.0,
+                   metavar="S",
                    help="a worker that does not reach a barrier within S s fails the crawl")
     g = p.add_argument_group("crash safety (mpi backend)")
     g.add_argument("--state", metavar="DIR",
@@ -62,7 +64,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--kill-at", type=non_negative_int, metavar="SUPERSTEP",
                    help="... at the start of this superstep (0 = the first)")
     g = p.add_argument_group("when to stop")
-    g.add_argument("--seconds", type=positive, metavar="S", help="time slice")
+    g.add_argument("--seconds", type=at_most(positive, MAX_SECONDS, "a year"), metavar="S",
+                   help="time slice")
     g.add_argument("--max-pages", type=positive_int, metavar="N", help="page budget")
     g.add_argument("--max-supersteps", type=positive_int, metavar="N",
                    help="superstep limit")
@@ -79,6 +82,7 @@ def config_from_args(args: argparse.Namespace):
     from crawlers.bsp.driver import BspConfig
     from frontier.userclass import spec_of
 
+    check_web_limits(args)
     if getattr(args, "stop_grace", None) is not None:
         raise ValueError("--stop-grace applies to crawlab crawl: a BSP worker cuts its fetches "
                          "when the slice ends or at Ctrl-C, and its superstep then ends")

@@ -6,7 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from crawlers.args import non_negative_int, positive, positive_int
+from crawlers.args import (
+    MAX_PAGES,
+    MAX_SECONDS,
+    at_most,
+    non_negative_int,
+    positive,
+    positive_int,
+)
 from crawlers.cli.webflags import (
     add_reference_argument,
     add_web_arguments,
@@ -14,9 +21,15 @@ from crawlers.cli.webflags import (
     web_options,
 )
 
-__all__ = ["HELP", "add_arguments", "print_report", "run"]
+__all__ = ["HELP", "MAX_CAPACITY", "MAX_LATENCY", "add_arguments", "check_web_limits",
+           "print_report", "run"]
 
 HELP = "crawl with R robot threads sharing one frontier"
+
+#: The largest ``--capacity``: a bounded frontier allocates its slots at once (8 bytes each).
+MAX_CAPACITY = 10_000_000
+#: The longest ``--latency`` and ``--jitter``, as ``crawlab serve`` takes them.
+MAX_LATENCY = 3600.0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,9 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "your own class as FILE.py:CLASS")
     g.add_argument("--threads", type=positive_int, default=8, metavar="R",
                    help="robot threads (default: 8)")
-    g.add_argument("--capacity", type=positive_int,
+    g.add_argument("--capacity", type=at_most(positive_int, MAX_CAPACITY),
                    help=f"capacity of a bounded frontier (default: {frontier.DEFAULT_CAPACITY}, "
-                   "the paper's)")
+                   f"the paper's; at most {MAX_CAPACITY})")
     g.add_argument("--when-full", choices=POLICIES, default="spill",
                    help="full bounded frontier: block (the paper's; can deadlock), spill to an "
                    "overflow store, or drop (default: spill)")
@@ -42,11 +55,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--untimed-waits", action="store_true",
                    help="threads wait in the frontier until woken instead of re-checking every "
                    "50 ms (lets lost wake-ups show, e.g. with --frontier tanenbaum)")
-    g.add_argument("--watchdog", type=positive, default=2.0, metavar="S",
+    g.add_argument("--watchdog", type=at_most(positive, MAX_SECONDS, "a year"), default=2.0,
+                   metavar="S",
                    help="stop and report when no thread has moved this long: a deadlock, lost "
                    "wake-ups, or lost URLs (default: 2 s)")
     g = p.add_argument_group("when to stop")
-    g.add_argument("--seconds", type=positive, metavar="S",
+    g.add_argument("--seconds", type=at_most(positive, MAX_SECONDS, "a year"), metavar="S",
                    help="time slice (the paper's was 3 s); default: until the web is exhausted")
     g.add_argument("--max-pages", type=positive_int, metavar="N", help="page budget")
     add_web_arguments(p)
@@ -66,7 +80,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--commit-every", type=positive_int, metavar="N",
                    help="group commit: journal N pages per commit (one fsync); a crash re-fetches "
                    "at most threads + N pages (default: 64)")
-    g.add_argument("--commit-ms", type=positive, metavar="MS",
+    g.add_argument("--commit-ms", type=at_most(positive, MAX_SECONDS * 1000, "a year"),
+                   metavar="MS",
                    help="commit queued pages at least this often (default: 1000 ms)")
 
 
@@ -79,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from crawlers.crawl.output import CrawlOutput
     from crawlers.crawl.targets import open_target
 
+    check_web_limits(args)
     cls = frontier.info(args.frontier)
     if cls.bounded:
         capacity = frontier.DEFAULT_CAPACITY if args.capacity is None else args.capacity
@@ -133,6 +149,33 @@ def run(args: argparse.Namespace) -> int:
         print(file=sys.stderr)
         print_report(report)
     return 0
+
+
+def check_web_limits(args: argparse.Namespace) -> None:
+    """The explicit upper limits of the web flags (:mod:`crawlers.cli.webflags`, shared with
+    ``crawlab bsp``): ``--pages`` and ``--sites`` at most :data:`~crawlers.args.MAX_PAGES`,
+    ``--latency`` and ``--jitter`` at most :data:`MAX_LATENCY`, ``--politeness`` and the limits
+    in seconds at most :data:`~crawlers.args.MAX_SECONDS`; a :class:`ValueError` (one line)
+    names the flag over its limit."""
+    from dataclasses import fields
+
+    from crawlers.page.policy import Policy
+
+    floats = [f.name for f in fields(Policy) if isinstance(f.default, float)]
+    checks = [("pages", MAX_PAGES, "the generated web is built in memory"),
+              ("sites", MAX_PAGES, "the generated web is built in memory"),
+              ("latency", MAX_LATENCY, "an hour"), ("jitter", MAX_LATENCY, "an hour"),
+              ("politeness", MAX_SECONDS, "a year"),
+              *((name, MAX_SECONDS, "a year") for name in floats)]
+    for name, high, why in checks:
+        value = getattr(args, name, None)
+        if value is not None and value > high:
+            raise ValueError(f"--{name.replace('_', '-')}: must be at most {_number(high)} "
+                             f"({why}), got {_number(value)}")
+
+
+def _number(x: float) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
 
 
 def _timeline_of(path: str | None):

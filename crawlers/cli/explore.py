@@ -44,7 +44,7 @@ import json
 import sys
 from pathlib import Path
 
-from crawlers.args import non_negative, non_negative_int, positive_int
+from crawlers.args import MAX_SECONDS, at_most, non_negative, non_negative_int, positive_int
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -53,6 +53,13 @@ HELP = "explore a frontier's interleavings (DPOR) and replay a violation"
 HOLDS, VIOLATED, BAD_INPUT, INCONCLUSIVE = 0, 1, 2, 3
 RUNS = 300
 """``--pct``/``--random``: runs per scenario when ``--runs`` is not given."""
+MAX_BOUND = 10_000
+"""The largest ``--bound``: frontrun cuts a run at 10 000 steps, so a run has fewer points to
+preempt and a larger bound would bound nothing (the scenarios' runs take under 1 000 steps)."""
+MAX_DEPTH = 5
+"""The largest ``--depth``: the scenarios seek 2 or 3 (:data:`frontier.check.pct.DEPTHS`); at 5 a
+run finds the bug with probability below 10**-8 on every scenario here (about 10**9 runs for
+95 %), and deeper the per-run probability underflows (PCT's arithmetic divides by zero)."""
 
 
 def _error(message: str) -> int:
@@ -67,9 +74,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     add_frontier_arguments(p)
     p.add_argument("--scenario", help="one scenario (default: every one that applies)")
-    p.add_argument("--bound", type=non_negative_int, default=None,
-                   help=f"preemptions per interleaving (default {DEFAULT_BOUND})")
-    p.add_argument("--budget", type=non_negative, metavar="SECONDS",
+    p.add_argument("--bound", type=at_most(non_negative_int, MAX_BOUND, "a run's steps"),
+                   default=None,
+                   help=f"preemptions per interleaving (default {DEFAULT_BOUND}, at most "
+                        f"{MAX_BOUND})")
+    p.add_argument("--budget", type=at_most(non_negative, MAX_SECONDS, "a year"),
+                   metavar="SECONDS",
                    help="stop after this many seconds in all (the result is then inconclusive, "
                         "exit 3, unless a violation was found)")
     p.add_argument("--max-interleavings", type=positive_int, metavar="N",
@@ -78,10 +88,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="randomized priority-change scheduling (PCT) instead of DPOR")
     p.add_argument("--random", action="store_true",
                    help="uniformly random scheduling instead of DPOR (a baseline for --pct)")
-    p.add_argument("--depth", type=positive_int, metavar="D",
+    p.add_argument("--depth", type=at_most(positive_int, MAX_DEPTH), metavar="D",
                    help="--pct: the bug depth sought, D - 1 priority changes (default: 3 for "
                         "the close scenario, whose race needs two changes, and the "
-                        "if-monitor's lost wake-up, else 2)")
+                        f"if-monitor's lost wake-up, else 2; at most {MAX_DEPTH})")
     p.add_argument("--runs", type=positive_int, metavar="N",
                    help=f"--pct/--random: runs per scenario at most (default {RUNS})")
     p.add_argument("--seed", type=non_negative_int, metavar="S",

@@ -18,13 +18,18 @@ import json
 import sys
 from pathlib import Path
 
-from crawlers.args import positive_int, probability
+from crawlers.args import at_most, positive_int, probability
 
 __all__ = ["HELP", "add_arguments", "not_linearizable", "run"]
 
 HELP = "check recorded histories of a frontier for linearizability"
 
 HOLDS, VIOLATED, BAD_INPUT = 0, 1, 2
+MAX_THREADS = 64
+"""The most ``--threads``: a history's threads are real threads, and checking a history is
+exponential in them (the default is 4)."""
+MAX_OPS = 100_000
+"""The most ``--ops`` per thread (the default is 30): a history is kept in memory."""
 
 
 def not_linearizable(name: str, seed: int, run: int, runs: int, reason: str) -> str:
@@ -41,10 +46,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from frontier.check import linearize as lin
 
     add_frontier_arguments(p)
-    p.add_argument("--threads", type=positive_int, default=lin.DEFAULT_THREADS,
-                   help=f"threads per history (default {lin.DEFAULT_THREADS})")
-    p.add_argument("--ops", type=positive_int, default=lin.DEFAULT_OPS,
-                   help=f"operations per thread (default {lin.DEFAULT_OPS})")
+    p.add_argument("--threads", type=at_most(positive_int, MAX_THREADS),
+                   default=lin.DEFAULT_THREADS,
+                   help=f"threads per history (default {lin.DEFAULT_THREADS}, at most "
+                        f"{MAX_THREADS})")
+    p.add_argument("--ops", type=at_most(positive_int, MAX_OPS), default=lin.DEFAULT_OPS,
+                   help=f"operations per thread (default {lin.DEFAULT_OPS}, at most {MAX_OPS})")
     p.add_argument("--runs", type=positive_int, default=lin.DEFAULT_RUNS,
                    help=f"histories recorded and checked (default {lin.DEFAULT_RUNS})")
     p.add_argument("--seed", type=int, default=0, help="seed of the operation mix (default 0)")

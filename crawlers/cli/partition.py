@@ -19,6 +19,7 @@ import argparse
 import json
 from pathlib import Path
 
+from crawlers.args import MAX_SEED, at_most, non_negative_int
 from crawlers.partition import partitioners
 from crawlers.partition.hypergraph import read_graph, site_hypergraph
 
@@ -43,7 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, metavar="FILE",
                         help="write the partition file (site part per line) for crawlab bsp")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--seed", type=int, default=1, help="KaHyPar seed (default: 1)")
+    parser.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED, "KaHyPar's C int"),
+                        default=1, help=f"KaHyPar seed, 0 to {MAX_SEED} (default: 1)")
     parser.add_argument("--epsilon", type=float, default=0.05,
                         help="allowed imbalance of pages for hypergraph (default: 0.05)")
 

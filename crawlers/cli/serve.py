@@ -14,6 +14,7 @@ import signal
 import sys
 from typing import Any
 
+from crawlers.args import MAX_PAGES
 from crawlers.page.faults import Fault, FaultPlan, parse_faults
 from crawlers.web.httpd import HOST
 from crawlers.web.server import ServerError, WebServer, describe_os_error, serve
@@ -28,9 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``crawlab serve``. Numbers are parsed by :func:`run`
     so that bad input gives one error line and exit status 2."""
     parser.add_argument("--pages", default="3000", metavar="N",
-                        help="pages of the generated web (default 3000)")
+                        help=f"pages of the generated web (default 3000, at most {MAX_PAGES})")
     parser.add_argument("--sites", default="30", metavar="N",
-                        help="sites of the generated web (default 30)")
+                        help="sites of the generated web (default 30, at most the pages)")
     parser.add_argument("--seed", default="0", metavar="N", help="generator seed (default 0)")
     parser.add_argument("--no-web", action="store_true",
                         help="serve only the --dir sites, no generated web")
@@ -79,8 +80,8 @@ def _config_from_args(args: argparse.Namespace) -> tuple[Web | None, dict[str, A
             raise ValueError(f"unknown directory: {d}")
     if args.no_web and not args.dir:
         raise ValueError("--no-web needs at least one --dir")
-    sites = _number(args, "sites", int, 1)
-    pages = _number(args, "pages", int, sites)
+    sites = _number(args, "sites", int, 1, MAX_PAGES)
+    pages = _number(args, "pages", int, sites, MAX_PAGES)
     seed = _number(args, "seed", int, 0)
     n_sites = (0 if args.no_web else sites) + len(args.dir)
     options: dict[str, Any] = {

@@ -176,8 +176,23 @@ class Crawler:
         self._deadlock_after: float | None = None  # seconds from start to the last robot blocking
         self._t0 = 0.0
         self._last_page = 0.0  # monotonic time the last counted page was recorded
+        self._failure: BaseException | None = None  # the first exception a crawl thread raised
 
     # -- the robots ---------------------------------------------------------------------------
+
+    def _guarded(self, target: Callable[..., None]) -> Callable[..., None]:
+        """``target`` that, if it raises, keeps the exception and ends the crawl (``run``
+        raises it once every thread is joined): a thread that dies must not leave the others
+        waiting for its pages, nor the report saying nothing went wrong."""
+        def run(*args: Any) -> None:
+            try:
+                target(*args)
+            except BaseException as exc:  # noqa: BLE001 - re-raised by run()
+                with self._work_lock:
+                    if self._failure is None:
+                        self._failure = exc
+                self._finish("failed")
+        return run
 
     def _finish(self, reason: str) -> None:
         if not self._stop.is_set():
@@ -467,13 +482,17 @@ class Crawler:
         if max_pages is not None and max_pages < 1:
             raise ValueError(f"max pages must be a positive integer, got {max_pages!r}")
         if self.thread_timeline is None:
-            return self._run(seconds, max_pages, progress)
-        from frontier import probe
+            report = self._run(seconds, max_pages, progress)
+        else:
+            from frontier import probe
 
-        # the frontier reports its lock and condition waits while the threads run
-        self.thread_timeline.t0 = time.perf_counter()  # its clock starts with the crawl
-        with probe.recording(self.thread_timeline.record):
-            return self._run(seconds, max_pages, progress)
+            # the frontier reports its lock and condition waits while the threads run
+            self.thread_timeline.t0 = time.perf_counter()  # its clock starts with the crawl
+            with probe.recording(self.thread_timeline.record):
+                report = self._run(seconds, max_pages, progress)
+        if self._failure is not None:  # the threads are joined and the journal closed
+            raise self._failure
+        return report
 
     def _run(self, seconds: float | None, max_pages: int | None,
              progress: Callable[[CrawlReport], None] | None) -> CrawlReport:
@@ -502,18 +521,22 @@ class Crawler:
                 except frontier_pkg.Full:
                     break
                 placed += 1
+            guarded = self._guarded
             threads += [
-                threading.Thread(target=self._robot, args=(i,), name=f"robot-{i}", daemon=True)
+                threading.Thread(target=guarded(self._robot), args=(i,), name=f"robot-{i}",
+                                 daemon=True)
                 for i in range(self.threads)
             ]
             threads += [
-                threading.Thread(target=self._producer, args=(self.threads + j,),
+                threading.Thread(target=guarded(self._producer), args=(self.threads + j,),
                                  name=f"producer-{j}", daemon=True)
                 for j in range(self.producers)
             ]
-            threads.append(threading.Thread(target=self._put_all, args=(None, seeds[placed:]),
-                                            name="seeder", daemon=True))
-            threads.append(threading.Thread(target=self._watch, name="watchdog", daemon=True))
+            threads.append(threading.Thread(target=guarded(self._put_all),
+                                            args=(None, seeds[placed:]), name="seeder",
+                                            daemon=True))
+            threads.append(threading.Thread(target=guarded(self._watch), name="watchdog",
+                                            daemon=True))
             for t in threads:
                 t.start()
             while not self._stop.is_set():

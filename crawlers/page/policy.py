@@ -67,6 +67,7 @@ class Policy:
     robots_max_bytes: int = 512_000
     robots_fetch_seconds: float = 10.0
     robots_unreachable_seconds: float = 300.0
+    max_crawl_delay: float = 60.0
     retry_after_cap: float = 30.0
     max_retries: int = 2
     stop_grace: float = 2.0
@@ -123,6 +124,9 @@ LIMITS: tuple[Limit, ...] = (
           "site is unreachable, so disallowed"),
     Limit("robots_unreachable_seconds", "s", "a site whose robots.txt answered 5xx or nothing "
           "is disallowed for this long, then asked again (RFC 9309 2.3.1.4)"),
+    Limit("max_crawl_delay", "s", "a site whose robots.txt asks for a longer Crawl-delay is "
+          "not crawled (its URLs count as disallowed): a delay is honoured or the site left "
+          "alone, never shortened"),
     Limit("retry_after_cap", "s", "429/503 with Retry-After: the site is left alone for the "
           "time asked, at most this long; the URL is retried only if the wait fit in the cap"),
     Limit("max_retries", "retries", "a URL answered 429/503 is tried again at most this many "

@@ -95,14 +95,24 @@ class RobotsCache:
         return parser
 
     def allowed(self, url: str) -> bool:
-        """True if robots.txt of the URL's site lets our user agent fetch ``url``."""
-        return self._parser(url).can_fetch(self.user_agent, url)
+        """True if robots.txt of the URL's site lets our user agent fetch ``url``: its rules
+        allow it, and its ``Crawl-delay`` is at most ``policy.max_crawl_delay`` (a longer one
+        refuses every URL of the site, counted as ``max_crawl_delay``)."""
+        parser = self._parser(url)
+        if not parser.can_fetch(self.user_agent, url):
+            return False
+        asked = parser.crawl_delay(self.user_agent)
+        if asked is not None and not float(asked) <= self.policy.max_crawl_delay:
+            self.policy.counters.add("max_crawl_delay")
+            return False
+        return True
 
     def crawl_delay(self, url: str) -> float | None:
         """The ``Crawl-delay`` of the URL's site for our user agent, if any (whole seconds
-        only: that is all ``urllib.robotparser`` understands)."""
+        only: that is all ``urllib.robotparser`` understands), at most
+        ``policy.max_crawl_delay`` (:meth:`allowed` refuses the sites that ask for more)."""
         delay = self._parser(url).crawl_delay(self.user_agent)
-        return None if delay is None else float(delay)
+        return None if delay is None else min(float(delay), self.policy.max_crawl_delay)
 
     def __len__(self) -> int:
         """Number of sites whose rules are cached or being fetched (approximate)."""

@@ -130,7 +130,15 @@ def record(name: str, *, threads: int = DEFAULT_THREADS, ops: int = DEFAULT_OPS,
     start = threading.Barrier(threads)
     clock = time.monotonic_ns
 
+    failures: list[BaseException] = []  # what a recording thread raised: the run fails
+
     def body(t: int) -> None:
+        try:
+            play(t)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            failures.append(exc)
+
+    def play(t: int) -> None:
         log, n = logs[t], 0
         start.wait()
         for is_put, priority in plans[t]:
@@ -165,6 +173,8 @@ def record(name: str, *, threads: int = DEFAULT_THREADS, ops: int = DEFAULT_OPS,
             raise RuntimeError(f"{name}: a recording thread is still running after 60 s")
     finally:
         sys.setswitchinterval(old)
+    if failures:  # a history with a failed operation in it is no history of the frontier
+        raise failures[0]
     return sorted((op for log in logs for op in log), key=lambda o: o.invoke)
 
 

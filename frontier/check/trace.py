@@ -220,16 +220,73 @@ def save(path: Path, *, frontier: str, scenario: str, bound: int | None, schedul
     path.write_text(json.dumps(data, indent=1) + "\n")
 
 
+def _int(value: object) -> bool:
+    """A JSON integer (``true``/``false`` are not: ``bool`` is an ``int`` in Python)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _shown(value: object) -> str:
+    """``value`` for a one-line message, cut short if long (a 4000-digit number ...)."""
+    text = json.dumps(value) if not isinstance(value, float) else repr(value)
+    text = text.replace("\n", " ")
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def load(path: Path) -> dict:
-    """Read a trace file; :class:`ValueError` (one line) if it is not one."""
+    """Read a trace file; :class:`ValueError` (one line naming the file) if it is not one.
+
+    Every field is checked against what :func:`save` writes: ``format`` is :data:`FORMAT`,
+    ``frontier`` and ``scenario`` are names (the scenario one of
+    :data:`frontier.check.scenarios.SCENARIOS` that applies to the frontier), each
+    ``schedule`` entry a thread of that scenario (``0 .. n-1``) or frontrun's virtual clock
+    (``n``, for ``n`` threads), ``bound`` a preemption bound or ``null``, ``report`` and
+    ``full`` text. So a damaged or hand-edited file is refused here, before the replay (which
+    would wait for a thread that does not exist until frontrun's timeout)."""
     try:
         data = json.loads(Path(path).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, huge integers
         raise ValueError(f"cannot read trace file {path}: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"cannot read trace file {path}: JSON nested too deeply") from None
     keys = {"format", "frontier", "scenario", "schedule"}  # "report": absent when exported
-    if not isinstance(data, dict) or not keys <= set(data) or data["format"] != FORMAT:
+    if (not isinstance(data, dict) or not keys <= set(data) or not _int(data["format"])
+            or data["format"] != FORMAT):
         raise ValueError(f"{path} is not a crawlab explore trace file (format {FORMAT})")
+    for key in ("frontier", "scenario"):
+        if not isinstance(data[key], str) or not data[key]:
+            raise ValueError(f"{path}: {key} must be a name (a string), not "
+                             f"{_shown(data[key])}")
+    for key in ("report", "full"):
+        if key in data and not isinstance(data[key], str):
+            raise ValueError(f"{path}: {key} must be text (a string), not {_shown(data[key])}")
+    bound = data.get("bound")
+    if bound is not None and not (_int(bound) and bound >= 0):
+        raise ValueError(f"{path}: bound must be a preemption bound (an integer >= 0) or "
+                         f"null, not {_shown(bound)}")
     sched = data["schedule"]
-    if not isinstance(sched, list) or not all(isinstance(x, int) and x >= 0 for x in sched):
-        raise ValueError(f"{path}: schedule must be a list of thread indices")
+    if not isinstance(sched, list):
+        raise ValueError(f"{path}: schedule must be a list of thread indices, not "
+                         f"{_shown(sched)}")
+    from frontier.check import scenarios
+
+    try:
+        sc = scenarios.get(data["scenario"])
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    n = len(sc.thread_names)  # 0 .. n-1: the threads; n: frontrun's virtual clock
+    for i, x in enumerate(sched):
+        if not (_int(x) and 0 <= x <= n):
+            raise ValueError(
+                f"{path}: schedule entry {i} is {_shown(x)}, not a thread index of scenario "
+                f"{sc.name!r} (0 to {n - 1} for its threads {', '.join(sc.thread_names)}; "
+                f"{n} for the virtual clock)")
+    from frontier.contract import UnknownFrontier
+
+    try:  # (a ValueError raised by the code of a FILE.py:CLASS passes: app.py blames it)
+        takes = scenarios.applicable(data["frontier"])
+    except UnknownFrontier as exc:  # not registered, a FILE.py:CLASS that is not there
+        raise ValueError(f"{path}: {exc}") from None
+    if sc.name not in takes:
+        raise ValueError(f"{path}: scenario {sc.name!r} does not apply to "
+                         f"{data['frontier']!r}; it takes: {', '.join(takes)}")
     return data

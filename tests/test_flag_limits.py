@@ -1,0 +1,185 @@
+"""Every flag has explicit limits: a value past them (infinity, a number that overflows a C
+integer, a web too big for memory, a seed KaHyPar cannot take, an ``--out`` that is a file) is
+one line on stderr naming the flag and exit status 2, never a traceback or a hang.
+
+Nothing here crawls or measures: where the unfixed code would have started the work, the work
+is replaced by a stub that fails the test, so each test is fast whether the check is there or
+not."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from crawlers.args import MAX_PAGES, MAX_SECONDS, MAX_SEED, at_most, non_negative, positive
+from crawlers.cli import main
+
+
+def _started(*_args, **_kwargs):
+    raise AssertionError("the work started: the flag was not refused")
+
+
+def refused(capsys, argv: list[str], flag: str) -> str:
+    """Run ``crawlab ARGV``; check exit status 2 and one line naming ``flag``, no traceback;
+    return the line."""
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse's error
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("crawlab ") and "error" in lines[0], lines[0]
+    assert flag in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def no_crawl(monkeypatch):
+    """``crawlab crawl`` and ``crawlab bsp`` fail the test instead of crawling."""
+    import crawlers.bsp.driver as driver
+    import crawlers.crawl.targets as targets
+
+    monkeypatch.setattr(targets, "open_target", _started)
+    monkeypatch.setattr(driver, "run_bsp", _started)
+    monkeypatch.setattr(driver, "validate", _started)
+    monkeypatch.setattr(driver, "check_launch", _started)
+
+
+# -- 1. floats: no infinity, and seconds up to a year -----------------------------------------
+
+@pytest.mark.parametrize("text", ["inf", "Infinity", "1e999"])
+def test_float_types_refuse_non_finite_numbers(text):
+    for kind in (non_negative, positive):
+        with pytest.raises(argparse.ArgumentTypeError):
+            kind(text)
+
+
+def test_at_most_says_the_limit():
+    kind = at_most(positive, MAX_SECONDS, "a year")
+    assert kind("2.5") == 2.5
+    with pytest.raises(argparse.ArgumentTypeError, match=f"at most {MAX_SECONDS} \\(a year\\)"):
+        kind("1e308")
+
+
+@pytest.mark.parametrize("flag, value", [
+    ("--latency", "inf"), ("--jitter", "inf"), ("--latency", "1e308"), ("--jitter", "1e9"),
+    ("--watchdog", "inf"), ("--watchdog", "1e308"), ("--seconds", "1e308"),
+    ("--stop-grace", "1e308"),
+])
+def test_crawl_refuses_endless_times(capsys, no_crawl, flag, value):
+    refused(capsys, ["crawl", "--sim", "--max-pages", "30", "--json", flag, value], flag)
+
+
+def test_crawl_commit_ms_has_a_limit(capsys, no_crawl, tmp_path):
+    refused(capsys, ["crawl", "--sim", "--max-pages", "30", "--json", "--state",
+                     str(tmp_path / "state"), "--commit-ms", "1e308"], "--commit-ms")
+
+
+def test_crawl_watchdog_inf_in_a_process():
+    run = subprocess.run([sys.executable, "-m", "crawlers", "crawl", "--sim", "--max-pages", "30",
+                          "--json", "--watchdog", "inf"],
+                         capture_output=True, text=True, timeout=30)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.strip().splitlines() == [
+        "crawlab crawl: error: argument --watchdog: must be a finite number, got inf"]
+
+
+# -- 2, 3. crawlab explore: --bound and --depth -------------------------------------------------
+
+@pytest.mark.parametrize("mode", [[], ["--outcomes"]])
+def test_explore_bound_has_a_limit(capsys, mode):
+    line = refused(capsys, ["explore", "monitor", *mode, "--bound", "9223372036854775807"],
+                   "--bound")
+    assert "at most 10000" in line
+
+
+@pytest.mark.parametrize("depth", ["10", "1000000"])
+def test_explore_depth_has_a_limit(capsys, monkeypatch, depth):
+    import frontier.check.pct as pct
+
+    monkeypatch.setattr(pct, "search", _started)
+    line = refused(capsys, ["explore", "monitor", "--pct", "--depth", depth, "--runs", "1",
+                            "--scenario", "lost-update"], "--depth")
+    assert "at most 5" in line
+
+
+# -- 4, 5. crawlab crawl/bsp/serve: --capacity, --pages, --sites --------------------------------
+
+def test_crawl_capacity_has_a_limit(capsys, no_crawl):
+    refused(capsys, ["crawl", "--sim", "--max-pages", "30", "--json",
+                     "--capacity", "99999999999999999999999"], "--capacity")
+
+
+@pytest.mark.parametrize("command", ["crawl", "bsp"])
+@pytest.mark.parametrize("flag, value", [("--pages", "99999999999999999999"),
+                                         ("--pages", "2000000000"),
+                                         ("--sites", "99999999999999999999")])
+def test_generated_web_has_a_size_limit(capsys, no_crawl, command, flag, value):
+    line = refused(capsys, [command, "--sim", "--max-pages", "30", "--json", flag, value], flag)
+    assert f"at most {MAX_PAGES}" in line
+
+
+@pytest.mark.parametrize("flag, value", [("--pages", "99999999999999999999"),
+                                         ("--pages", "2000000000"),
+                                         ("--sites", "99999999999999999999")])
+def test_serve_web_has_a_size_limit(capsys, monkeypatch, flag, value):
+    import crawlers.cli.serve as serve
+
+    monkeypatch.setattr(serve, "generate", _started)
+    line = refused(capsys, ["serve", flag, value], flag)
+    assert str(MAX_PAGES) in line
+
+
+# -- 6. crawlab bsp --timeout -------------------------------------------------------------------
+
+@pytest.mark.parametrize("flag, value", [("--timeout", "inf"), ("--timeout", "1e308"),
+                                         ("--seconds", "inf"), ("--latency", "1e308")])
+def test_bsp_refuses_endless_times(capsys, no_crawl, flag, value):
+    refused(capsys, ["bsp", "--sim", "--max-pages", "50", flag, value], flag)
+
+
+# -- 7. seeds KaHyPar takes ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [str(MAX_SEED + 1), "99999999999999999999", "-1"])
+def test_partition_seed_fits_kahypar(capsys, tmp_path, seed):
+    graph = tmp_path / "edges.txt"
+    graph.write_text("http://a.example/1 http://b.example/1\n"
+                     "http://b.example/1 http://c.example/1\n"
+                     "http://c.example/1 http://a.example/1\n")
+    refused(capsys, ["partition", "--graph", str(graph), "--parts", "2", "--seed", seed],
+            "--seed")
+
+
+def test_lab_seed_fits_kahypar(capsys, monkeypatch, tmp_path):
+    import labs.lab_partition as lab_partition
+
+    monkeypatch.setattr(lab_partition, "_webs", _started)
+    refused(capsys, ["lab", "partition", "--quick", "--out", str(tmp_path),
+                     "--seed", "99999999999999999999"], "--seed")
+
+
+# -- 8. crawlab linearize: --ops and --threads ----------------------------------------------------
+
+@pytest.mark.parametrize("flag, value", [("--ops", "99999999999999999999"),
+                                         ("--threads", "100000")])
+def test_linearize_sizes_have_limits(capsys, monkeypatch, flag, value):
+    import frontier.check.linearize as lin
+
+    monkeypatch.setattr(lin, "record", _started)
+    refused(capsys, ["linearize", "monitor", flag, value, "--runs", "1"], flag)
+
+
+# -- 9. a lab's --out that is a file -------------------------------------------------------------
+
+def test_lab_out_that_is_a_file(capsys, tmp_path):
+    out = tmp_path / "somefile"
+    out.write_text("not a folder\n")
+    line = refused(capsys, ["lab", "pq-comparisons", "--quick", "--out", str(out)], "--out")
+    assert "Not a directory" in line
+    assert out.read_text() == "not a folder\n"

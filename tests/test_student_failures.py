@@ -1,0 +1,73 @@
+"""A student's frontier that raises is blamed, with its file and line, whatever the command:
+never a PASS, never "bad input". (An adversarial fuzzing of the command line found a
+linearize run that printed the threads' tracebacks and then "all histories linearizable",
+a crawl whose robots all died that reported "errors: none", and a student's ValueError
+reported as a flag's error, exit 2.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from crawlers.cli import main
+
+RAISES = '''from frontier.monitor import MonitorFrontier
+
+
+class Broken(MonitorFrontier):
+    name = "{name}"
+
+    def {method}(self, *args, **kwargs):
+        raise {error}("{method} boom")
+'''
+
+
+@pytest.fixture
+def registry():
+    """Leaves the registry and the loaded specs as it found them."""
+    from frontier import contract, userclass
+
+    saved = (dict(contract._REGISTRY), dict(userclass._loaded), dict(userclass._specs))
+    yield
+    for live, old in zip((contract._REGISTRY, userclass._loaded, userclass._specs), saved):
+        live.clear()
+        live.update(old)
+
+
+def _spec(tmp_path, method: str, error: str) -> str:
+    path = tmp_path / f"broken_{method}_{error.lower()}.py"
+    path.write_text(RAISES.format(name=f"broken-{method}-{error.lower()}", method=method,
+                                  error=error))
+    return f"{path}:Broken"
+
+
+def _blamed(err: str, method: str, error: str) -> None:
+    last = err.splitlines()[-1]  # one line (a crawl's header comes before it)
+    assert "your frontier failed at" in last and f"{error}: " in last, err
+    assert f"{method} boom" in last, err
+    assert f"broken_{method}_{error.lower()}.py:8:" in last, err  # the raise is line 8
+
+
+@pytest.mark.parametrize(("method", "error"), [("put", "ValueError"), ("get", "KeyError")])
+def test_linearize_fails_a_frontier_whose_operations_raise(registry, tmp_path, capsys,
+                                                          method, error):
+    assert main(["linearize", _spec(tmp_path, method, error), "--runs", "1"]) == 1
+    captured = capsys.readouterr()
+    assert "linearizable" not in captured.out
+    _blamed(captured.err, method, error)
+
+
+def test_a_crawl_whose_robots_die_fails_and_blames_the_frontier(registry, tmp_path, capsys):
+    argv = ["crawl", "--frontier", _spec(tmp_path, "get", "KeyError"), "--sim",
+            "--max-pages", "50"]
+    assert main(argv) == 1
+    _blamed(capsys.readouterr().err, "get", "KeyError")
+
+
+def test_a_students_value_error_is_their_failure_not_a_bad_flag(registry, tmp_path, capsys):
+    argv = ["explore", _spec(tmp_path, "put", "ValueError"), "--scenario", "lost-update",
+            "--max-interleavings", "3"]
+    assert main(argv) == 1
+    _blamed(capsys.readouterr().err, "put", "ValueError")
+    # a ValueError of crawlab's own checks is still a bad flag
+    assert main(["crawl", "--sim", "--max-url-length", "5"]) == 2
+    assert "has no effect with --sim" in capsys.readouterr().err

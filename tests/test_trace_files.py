@@ -1,0 +1,115 @@
+"""crawlab explore --replay FILE: a damaged or hand-edited trace file is one line on stderr
+naming the file and what is wrong, exit 2 -- never a traceback, never a replay that waits for
+a thread the scenario does not have until frontrun's timeout.
+
+Needs frontrun (the ``explore`` extra); skipped where it cannot be imported.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
+
+from crawlers.cli import main  # noqa: E402
+
+GOOD = {"format": 2, "frontier": "unsynchronized", "scenario": "lost-update", "bound": 1,
+        "schedule": [0] * 46 + [1] * 40}
+
+
+def _refused(path, capsys, *words: str) -> str:
+    """Replay ``path``: exit 2 and one line on stderr naming the file and ``words``."""
+    assert main(["explore", "unsynchronized", "--replay", str(path)]) == 2
+    captured = capsys.readouterr()
+    err = captured.err
+    assert "Traceback" not in err and captured.out == ""
+    assert err.count("\n") == 1 and err.startswith("crawlab explore: error: "), err
+    assert path.name in err, err
+    for word in words:
+        assert word in err, err
+    return err
+
+
+def _write(tmp_path, name: str, **fields) -> object:
+    data = dict(GOOD, **fields)
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("value", [5, None, ["unsynchronized"], ""],
+                         ids=["int", "null", "list", "empty"])
+def test_a_frontier_that_is_not_a_name_is_refused(value, tmp_path, capsys):
+    _refused(_write(tmp_path, "front", frontier=value), capsys, "frontier must be a name")
+
+
+@pytest.mark.parametrize("value", [5, None, ["x"]], ids=["int", "null", "list"])
+def test_a_scenario_that_is_not_a_name_is_refused(value, tmp_path, capsys):
+    _refused(_write(tmp_path, "scen", scenario=value), capsys, "scenario must be a name")
+
+
+def test_an_unknown_scenario_is_refused_naming_the_file(tmp_path, capsys):
+    _refused(_write(tmp_path, "nope", scenario="nope"), capsys, "unknown scenario 'nope'")
+
+
+def test_a_scenario_that_does_not_apply_to_the_frontier_is_refused(tmp_path, capsys):
+    """``order`` is for priority frontiers: ``--scenario order`` is refused for
+    unsynchronized, and so is a trace file naming it."""
+    path = _write(tmp_path, "order", scenario="order", schedule=[0, 1, 0, 1])
+    _refused(path, capsys, "'order' does not apply to 'unsynchronized'")
+
+
+@pytest.mark.parametrize("key,value", [("report", 5), ("full", ["x"]), ("bound", "1"),
+                                       ("bound", True), ("bound", -1), ("format", 2.0)])
+def test_other_fields_of_the_wrong_type_are_refused(key, value, tmp_path, capsys):
+    _refused(_write(tmp_path, "field", **{key: value}), capsys)
+
+
+def test_nan_is_refused(tmp_path, capsys):
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(GOOD).replace('"bound": 1', '"bound": NaN'))
+    _refused(path, capsys, "bound")
+
+
+def test_deeply_nested_json_is_refused(tmp_path, capsys):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    _refused(path, capsys, "nested too deeply")
+
+
+def test_a_number_too_long_to_read_is_refused_naming_the_file(tmp_path, capsys):
+    path = tmp_path / "bigint.json"
+    path.write_text(json.dumps(GOOD).replace('"schedule": [0', '"schedule": [' + "9" * 5000))
+    _refused(path, capsys, "cannot read trace file")
+
+
+@pytest.mark.parametrize("schedule,bad", [([5] * 50, "5"), ([0, 10**30], "1000000"),
+                                          ([True, False] * 30, "true"), ([0, 1, 3], "3"),
+                                          ([-1], "-1"), ([0.0, 1.0], "0.0")],
+                         ids=["bigidx", "huge", "bool", "past-clock", "negative", "float"])
+def test_a_schedule_entry_that_is_not_a_thread_of_the_scenario_is_refused(
+        schedule, bad, tmp_path, capsys):
+    """lost-update has 2 threads: 0 and 1 are they, 2 is frontrun's virtual clock; anything
+    else would make the replay wait for a thread that does not exist (5 s, then a
+    TimeoutError traceback)."""
+    err = _refused(_write(tmp_path, "sched", schedule=schedule), capsys, "schedule entry")
+    assert f" is {bad}" in err and "0 to 1" in err and "2 for the virtual clock" in err
+
+
+def test_the_clock_actor_is_a_valid_schedule_entry(tmp_path, capsys):
+    """Entry n (for n threads) is the virtual clock: not refused (the replay runs)."""
+    path = _write(tmp_path, "clock", schedule=[0, 2, 1] * 30)
+    assert main(["explore", "unsynchronized", "--replay", str(path)]) in (0, 1)
+    assert "error" not in capsys.readouterr().err
+
+
+def test_a_trace_written_by_explore_still_replays(tmp_path, capsys):
+    assert main(["explore", "unsynchronized", "--scenario", "lost-update",
+                 "--out", str(tmp_path)]) == 1
+    path = tmp_path / "explore-unsynchronized-lost-update.json"
+    written = capsys.readouterr().out
+    assert main(["explore", "unsynchronized", "--replay", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out in written
