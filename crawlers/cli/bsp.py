@@ -18,7 +18,6 @@ import json
 import sys
 
 from crawlers.args import MAX_SECONDS, at_most, non_negative_int, positive, positive_int
-from crawlers.cli.crawl import check_web_limits
 from crawlers.cli.webflags import (
     add_reference_argument,
     add_web_arguments,
@@ -82,7 +81,6 @@ def config_from_args(args: argparse.Namespace):
     from crawlers.bsp.driver import BspConfig
     from frontier.userclass import spec_of
 
-    check_web_limits(args)
     if getattr(args, "stop_grace", None) is not None:
         raise ValueError("--stop-grace applies to crawlab crawl: a BSP worker cuts its fetches "
                          "when the slice ends or at Ctrl-C, and its superstep then ends")

@@ -7,7 +7,6 @@ import argparse
 import sys
 
 from crawlers.args import (
-    MAX_PAGES,
     MAX_SECONDS,
     at_most,
     non_negative_int,
@@ -21,15 +20,12 @@ from crawlers.cli.webflags import (
     web_options,
 )
 
-__all__ = ["HELP", "MAX_CAPACITY", "MAX_LATENCY", "add_arguments", "check_web_limits",
-           "print_report", "run"]
+__all__ = ["HELP", "MAX_CAPACITY", "add_arguments", "print_report", "run"]
 
 HELP = "crawl with R robot threads sharing one frontier"
 
 #: The largest ``--capacity``: a bounded frontier allocates its slots at once (8 bytes each).
 MAX_CAPACITY = 10_000_000
-#: The longest ``--latency`` and ``--jitter``, as ``crawlab serve`` takes them.
-MAX_LATENCY = 3600.0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -94,7 +90,6 @@ def run(args: argparse.Namespace) -> int:
     from crawlers.crawl.output import CrawlOutput
     from crawlers.crawl.targets import open_target
 
-    check_web_limits(args)
     cls = frontier.info(args.frontier)
     if cls.bounded:
         capacity = frontier.DEFAULT_CAPACITY if args.capacity is None else args.capacity
@@ -149,33 +144,6 @@ def run(args: argparse.Namespace) -> int:
         print(file=sys.stderr)
         print_report(report)
     return 0
-
-
-def check_web_limits(args: argparse.Namespace) -> None:
-    """The explicit upper limits of the web flags (:mod:`crawlers.cli.webflags`, shared with
-    ``crawlab bsp``): ``--pages`` and ``--sites`` at most :data:`~crawlers.args.MAX_PAGES`,
-    ``--latency`` and ``--jitter`` at most :data:`MAX_LATENCY`, ``--politeness`` and the limits
-    in seconds at most :data:`~crawlers.args.MAX_SECONDS`; a :class:`ValueError` (one line)
-    names the flag over its limit."""
-    from dataclasses import fields
-
-    from crawlers.page.policy import Policy
-
-    floats = [f.name for f in fields(Policy) if isinstance(f.default, float)]
-    checks = [("pages", MAX_PAGES, "the generated web is built in memory"),
-              ("sites", MAX_PAGES, "the generated web is built in memory"),
-              ("latency", MAX_LATENCY, "an hour"), ("jitter", MAX_LATENCY, "an hour"),
-              ("politeness", MAX_SECONDS, "a year"),
-              *((name, MAX_SECONDS, "a year") for name in floats)]
-    for name, high, why in checks:
-        value = getattr(args, name, None)
-        if value is not None and value > high:
-            raise ValueError(f"--{name.replace('_', '-')}: must be at most {_number(high)} "
-                             f"({why}), got {_number(value)}")
-
-
-def _number(x: float) -> str:
-    return f"{x:g}" if isinstance(x, float) else str(x)
 
 
 def _timeline_of(path: str | None):

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from crawlers.args import MAX_PAGES
+from crawlers.cli.webflags import MAX_LATENCY
 from crawlers.page.faults import Fault, FaultPlan, parse_faults
 from crawlers.web.httpd import HOST
 from crawlers.web.server import ServerError, WebServer, describe_os_error, serve
@@ -86,8 +87,8 @@ def _config_from_args(args: argparse.Namespace) -> tuple[Web | None, dict[str, A
     n_sites = (0 if args.no_web else sites) + len(args.dir)
     options: dict[str, Any] = {
         "dirs": args.dir,
-        "latency": _number(args, "latency", float, 0.0, 3600.0),
-        "jitter": _number(args, "jitter", float, 0.0, 3600.0),
+        "latency": _number(args, "latency", float, 0.0, MAX_LATENCY),
+        "jitter": _number(args, "jitter", float, 0.0, MAX_LATENCY),
         "seed": seed,
         "faults": FaultPlan(rate=_number(args, "faults", float, 0.0, 1.0),
                             kinds=parse_faults(args.fault_kinds), seed=seed),

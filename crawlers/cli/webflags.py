@@ -7,9 +7,21 @@ from __future__ import annotations
 
 import argparse
 
-from crawlers.args import non_negative, non_negative_int, positive, positive_int
+from crawlers.args import (
+    MAX_PAGES,
+    MAX_SECONDS,
+    at_most,
+    non_negative,
+    non_negative_int,
+    positive,
+    positive_int,
+)
 
-__all__ = ["add_web_arguments", "web_options"]
+__all__ = ["MAX_LATENCY", "add_web_arguments", "web_options"]
+
+#: The longest ``--latency`` and ``--jitter``, as ``crawlab serve`` takes them.
+MAX_LATENCY = 3600.0
+_IN_MEMORY = "the generated web is built in memory"
 
 
 def add_web_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,16 +33,19 @@ def add_web_arguments(p: argparse.ArgumentParser) -> None:
                    help="simulated fetcher over the generated web (no sockets, no parsing)")
     g.add_argument("--seed-url", action="append", default=[], metavar="URL",
                    help="crawl these sites instead (repeatable; real sites politely)")
-    g.add_argument("--pages", type=positive_int, help="generated web size")
-    g.add_argument("--sites", type=positive_int, help="generated web sites")
+    g.add_argument("--pages", type=at_most(positive_int, MAX_PAGES, _IN_MEMORY),
+                   help=f"generated web size (at most {MAX_PAGES})")
+    g.add_argument("--sites", type=at_most(positive_int, MAX_PAGES, _IN_MEMORY),
+                   help="generated web sites")
     g.add_argument("--seed", type=int, help="generated web seed (default: 1)")
-    g.add_argument("--latency", type=non_negative, metavar="S",
+    g.add_argument("--latency", type=at_most(non_negative, MAX_LATENCY, "an hour"), metavar="S",
                    help="mean injected latency per page (default: 0.02 s)")
-    g.add_argument("--jitter", type=non_negative, metavar="S",
+    g.add_argument("--jitter", type=at_most(non_negative, MAX_LATENCY, "an hour"), metavar="S",
                    help="latency jitter half-width (default: latency / 2)")
     g.add_argument("--parser", choices=("lxml", "bs4"),
                    help="link extractor for real HTML (default: lxml)")
-    g.add_argument("--politeness", type=non_negative, metavar="S",
+    g.add_argument("--politeness", type=at_most(non_negative, MAX_SECONDS, "a year"),
+                   metavar="S",
                    help="delay between requests to one site, --seed-url only (default: 1 s; "
                    "0: none of ours; a site's robots.txt Crawl-delay, if longer, is kept)")
     add_limit_arguments(p)
@@ -49,8 +64,9 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         default = defaults[limit.name]
         if isinstance(default, int):
             kind = non_negative_int if limit.name in MAY_BE_ZERO else positive_int
-        else:
-            kind = non_negative if limit.name in MAY_BE_ZERO else positive
+        else:  # seconds: at most a year, so that no wait overflows the clock
+            kind = at_most(non_negative if limit.name in MAY_BE_ZERO else positive,
+                           MAX_SECONDS, "a year")
         g.add_argument(limit.flag, type=kind, metavar=_METAVAR.get(limit.unit, "N"),
                        help=f"{limit.acts} (default: {default:g} {limit.unit})")
 
