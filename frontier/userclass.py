@@ -108,6 +108,8 @@ def load_spec(spec: str) -> str:
             return _loaded[key]
         module = (_import_file(spec, Path(where), attr) if is_file
                   else _import_module(spec, where))
+        if is_file:  # from now on its code runs: blame() names it (a metaclass, a property)
+            _files.add(key[0])
         cls = getattr(module, attr, None)
         if cls is None:
             raise BadFrontierSpec(f"{spec}: {where} defines no {attr!r}")
@@ -118,8 +120,6 @@ def load_spec(spec: str) -> str:
         register(cls)
         _loaded[key] = cls.name
         _specs[cls.name] = f"{key[0]}:{attr}"
-        if is_file:
-            _files.add(key[0])
         return cls.name
 
 

@@ -71,3 +71,17 @@ def test_a_students_value_error_is_their_failure_not_a_bad_flag(registry, tmp_pa
     # a ValueError of crawlab's own checks is still a bad flag
     assert main(["crawl", "--sim", "--max-url-length", "5"]) == 2
     assert "has no effect with --sim" in capsys.readouterr().err
+
+
+def test_a_class_whose_own_code_fails_while_it_is_checked_is_blamed(registry, tmp_path,
+                                                                    capsys):
+    """The contract check reads the class's attributes: a metaclass (or a property) that
+    raises there is the student's code failing, named with its line, not a traceback."""
+    path = tmp_path / "meta.py"
+    path.write_text("class Meta(type):\n"
+                    "    def __getattribute__(cls, name):\n"
+                    "        raise RuntimeError('meta')\n\n\n"
+                    "class C(metaclass=Meta):\n    pass\n")
+    assert main(["linearize", f"{path}:C", "--runs", "1"]) == 1
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert "your frontier failed at" in last and "meta.py:3: RuntimeError: meta" in last
