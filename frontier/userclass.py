@@ -156,6 +156,8 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _import_file(spec: str, path: Path, attr: str) -> object:
+    if path.is_dir():  # not "no such file": it is there, as a folder
+        raise BadFrontierSpec(f"{spec}: {path} is a directory, not a Python file")
     if path.suffix != ".py":
         raise BadFrontierSpec(f"{spec}: {path} is not a .py file; {USAGE}")
     if not path.is_file():

@@ -163,7 +163,9 @@ class Lab:
     ``extra`` adds lab-specific flags: a callable taking the :class:`argparse.ArgumentParser`;
     ``title``, a callable taking the parsed flags, gives the header's first line when it
     depends on them (default: the first line of ``doc``). A ``--frontier`` that names no
-    frontier is refused (one line) before the header is printed.
+    frontier is refused (one line) before the header is printed. ``replot``: the lab takes
+    every row through :meth:`rows`, so it has ``--replot``; a lab that measures every time
+    has no such flag (argparse refuses it in one line, before the header).
     """
 
     def __init__(
@@ -173,6 +175,7 @@ class Lab:
         argv: Sequence[str] | None = None,
         extra: Any = None,
         title: Any = None,
+        replot: bool = False,
     ) -> None:
         self.name = name
         parser = OneLineParser(
@@ -192,14 +195,17 @@ class Lab:
         parser.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED),
                             default=1, help=f"random seed, 0 to {MAX_SEED} (default: 1)")
         parser.add_argument("--no-plot", action="store_true", help="write CSV only")
-        parser.add_argument("--replot", action="store_true",
-                            help="measure nothing: draw the figures again from the CSVs already "
-                                 "in OUT/NAME/ (they keep the stamp of the run that measured them)")
+        if replot:  # the lab takes its rows through rows(): only then is there --replot
+            parser.add_argument("--replot", action="store_true",
+                                help="measure nothing: draw the figures again from the CSVs "
+                                     "already in OUT/NAME/ (they keep the stamp of the run "
+                                     "that measured them)")
         parser.add_argument("--note", default="",
                             help="a note stored with every measured row (e.g. what else ran)")
         if extra is not None:
             extra(parser)
         self.args = parser.parse_args(argv)
+        self.args.replot = getattr(self.args, "replot", False)
         chosen = getattr(self.args, "frontier", None)
         if isinstance(chosen, list) and chosen:
             frontier_names(chosen, ())  # a bad one: one line (ValueError), no header before it
@@ -231,7 +237,8 @@ class Lab:
         with ``--replot``, the rows a run wrote before, read back without their provenance
         columns (nothing is measured; the figures are stamped with the machine, date and
         commit of the rows' measurement). The one re-plot path of every lab that takes its
-        rows through here; :class:`LabError` when ``--replot`` finds no CSV."""
+        rows through here (made with ``replot=True``); :class:`LabError` when ``--replot``
+        finds no CSV."""
         if not self.args.replot:
             rows = measure()
             self.write_csv(rows, stem, source)

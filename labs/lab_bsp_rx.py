@@ -26,7 +26,7 @@ PAPER = {"processors": 4, "pages": 2_000_000, "max_error": 0.05, "error_at_1000"
 
 
 def main(argv=None) -> int:
-    lab = Lab("bsp-rx", __doc__, argv)
+    lab = Lab("bsp-rx", __doc__, argv, replot=True)
     pages, sites = (300_000, 3_000) if lab.quick else (2_000_000, 20_000)
     built = {}
 

@@ -91,7 +91,7 @@ def _write_book_table(path: Path, rows: list[dict]) -> None:
 
 
 def main(argv=None) -> int:
-    lab = Lab("crawl-durability", __doc__, argv, extra=_flags)
+    lab = Lab("crawl-durability", __doc__, argv, extra=_flags, replot=True)
     latency, group = lab.args.latency, lab.args.group
     if not latency > 0:
         raise ValueError(f"latency must be positive, got {latency}")

@@ -200,7 +200,7 @@ def spread(ratios: list[float]) -> dict:
 
 
 def main(argv=None) -> int:
-    lab = Lab("crawl-parsers", __doc__, argv, extra=_flags)
+    lab = Lab("crawl-parsers", __doc__, argv, extra=_flags, replot=True)
     max_pages = lab.args.max_pages or (QUICK_PAGES if lab.quick else FULL_PAGES)
     if lab.args.replot:  # the parser comparison's figure from its CSV; nothing measured
         rows = lab.rows("crawl-parsers", list)

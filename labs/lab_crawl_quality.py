@@ -16,7 +16,7 @@ from labs.harness import Lab, series
 
 
 def main(argv=None) -> int:
-    lab = Lab("crawl-quality", __doc__, argv)
+    lab = Lab("crawl-quality", __doc__, argv, replot=True)
     pages = 5_000 if lab.quick else 50_000
     names = ["monitor", "lockfree", *[n for n in frontier.names()
                                      if frontier.info(n).ordering == "priority"]]

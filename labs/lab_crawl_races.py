@@ -144,7 +144,7 @@ def _flags(parser) -> None:
 
 
 def main(argv=None) -> int:
-    lab = Lab("crawl-races", __doc__, argv, extra=_flags)
+    lab = Lab("crawl-races", __doc__, argv, extra=_flags, replot=True)
     capacity = check_capacity(lab.args.capacity)
     reps = lab.args.reps if lab.args.reps is not None else (1 if lab.quick else 2)
     threads = (1, 4, 16) if lab.quick else (1, 2, 4, 8, 16, 32)

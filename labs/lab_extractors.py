@@ -199,7 +199,7 @@ def main(argv=None) -> int:
         parser.add_argument("--pages-dir", type=Path, default=None,
                             help="a local tree of .html files to use instead of generated pages")
 
-    lab = Lab("extractors", __doc__, argv, extra)
+    lab = Lab("extractors", __doc__, argv, extra, replot=True)
     rows = lab.rows("extractors", lambda: _measure_all(lab))
     parsers = list(dict.fromkeys(r["parser"] for r in rows))
     lab.table(rows, ["mode", "parser", "threads", "pages_per_s", "cpu_user_s", "cpu_sys_s",

@@ -138,7 +138,7 @@ def profile(spec: str, threads: int, seconds: float, perf: str, tmp: Path) -> di
 
 
 def main(argv=None) -> int:
-    lab = Lab("ft-profile", __doc__, argv, extra=_flags)
+    lab = Lab("ft-profile", __doc__, argv, extra=_flags, replot=True)
     specs = lab.args.frontier or list(DEFAULT)
     names = frontier_names(specs, ())  # a bad name or class: one line, before any work
     rounds = QUICK_ROUNDS if lab.quick else ROUNDS

@@ -65,7 +65,7 @@ def _balance(kind, T, n, r, steps, seed, policy="even", ranks=False, **opts):
 
 
 def main(argv=None) -> int:
-    lab = Lab("pq-slices", __doc__, argv)
+    lab = Lab("pq-slices", __doc__, argv, replot=True)
     n = 800_000 if lab.quick else 4_000_000
     r = 8_000
     steps = 8 if lab.quick else 30

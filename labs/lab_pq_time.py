@@ -52,7 +52,8 @@ def _medians(rows, key):
 
 def main(argv=None) -> int:
     lab = Lab("pq-time", __doc__, argv,
-              extra=lambda p: p.add_argument("--repeat", type=positive_int, default=None))
+              extra=lambda p: p.add_argument("--repeat", type=positive_int, default=None),
+              replot=True)
     repeat = lab.args.repeat or 3
     big = 300_000 if lab.quick else 1_000_000
 

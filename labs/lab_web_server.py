@@ -94,7 +94,7 @@ def fetcher_rate(urls: list[str], threads: int) -> float:
 
 
 def main(argv=None) -> int:
-    lab = Lab("web-server", __doc__, argv)
+    lab = Lab("web-server", __doc__, argv, replot=True)
     web = generate(n_pages=3000, n_sites=30, seed=lab.seed)
     latency = 0.2
 

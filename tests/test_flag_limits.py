@@ -183,3 +183,11 @@ def test_lab_out_that_is_a_file(capsys, tmp_path):
     line = refused(capsys, ["lab", "pq-comparisons", "--quick", "--out", str(out)], "--out")
     assert "Not a directory" in line
     assert out.read_text() == "not a folder\n"
+
+
+@pytest.mark.parametrize("seed", ["-1", str(MAX_SEED + 1)])
+@pytest.mark.parametrize("command", ["crawl", "bsp"])
+def test_generated_web_seed_is_named_when_refused(capsys, no_crawl, command, seed):
+    """``--seed -1`` reached the web generator, whose message named no flag."""
+    line = refused(capsys, [command, "--sim", "--seed", seed], "--seed")
+    assert "argument --seed" in line

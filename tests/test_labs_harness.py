@@ -50,12 +50,12 @@ def test_replot_reads_the_rows_back_and_measures_nothing(tmp_path):
         calls.append(1)
         return [dict(row) for row in expected]
 
-    first = Lab("t", "A test lab.", ["--out", str(tmp_path)])
+    first = Lab("t", "A test lab.", ["--out", str(tmp_path)], replot=True)
     assert first.rows("speed", measure) == expected and len(calls) == 1
     path = tmp_path / "t" / "speed.csv"
     text = path.read_text().replace(first.date, "2001-02-03T04:05:06Z")
     path.write_text(text)
-    again = Lab("t", "A test lab.", ["--out", str(tmp_path), "--replot"])
+    again = Lab("t", "A test lab.", ["--out", str(tmp_path), "--replot"], replot=True)
     assert again.rows("speed", measure) == expected and len(calls) == 1
     assert again.date == "2001-02-03T04:05:06Z" and path.read_text() == text
     with pytest.raises(LabError, match="--replot: .*missing"):

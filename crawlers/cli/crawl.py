@@ -42,9 +42,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--capacity", type=at_most(positive_int, MAX_CAPACITY),
                    help=f"capacity of a bounded frontier (default: {frontier.DEFAULT_CAPACITY}, "
                    f"the paper's; at most {MAX_CAPACITY})")
-    g.add_argument("--when-full", choices=POLICIES, default="spill",
+    g.add_argument("--when-full", choices=POLICIES,
                    help="full bounded frontier: block (the paper's; can deadlock), spill to an "
-                   "overflow store, or drop (default: spill)")
+                   "overflow store, or drop (default: spill; an unbounded frontier is never "
+                   "full)")
     g.add_argument("--producers", type=non_negative_int, default=0, metavar="N",
                    help="N producer threads put the robots' new links back (the paper's "
                    "producer/consumer roles); default 0: each robot puts its own")
@@ -97,25 +98,41 @@ def run(args: argparse.Namespace) -> int:
     elif args.capacity is not None:
         raise ValueError(f"--capacity: frontier '{args.frontier}' is unbounded and takes no "
                          "capacity")
+    elif args.when_full is not None:
+        raise ValueError(f"--when-full: frontier '{args.frontier}' is unbounded and never "
+                         "full")
     else:
         f = frontier.create(args.frontier)
+    when_full = args.when_full or "spill"
     opts = web_options(args, threads=args.threads)
     reference = reference_of(args)
     timeline, stem = _timeline_of(args.timeline)
+    for flag, folder in (("--state", args.state), ("--out", args.out)):
+        _check_folder(flag, folder)
     journal = None
-    if args.state:
+    if args.state is not None:
         from crawlers.crawl.journal import Journal
 
-        journal = Journal(args.state, commit_every=args.commit_every or 64,
-                          commit_ms=args.commit_ms or 1000.0)
+        with _naming("--state"):
+            journal = Journal(args.state, commit_every=args.commit_every or 64,
+                              commit_ms=args.commit_ms or 1000.0, crawl=_defining(opts))
+        if journal.unrecorded:
+            print(f"crawlab crawl: note: {args.state} was journaled by an older crawlab, which "
+                  "kept no record of its web's flags: resuming it on its seed URLs' check "
+                  "alone, and recording these flags from now on", file=sys.stderr)
     elif args.commit_every is not None or args.commit_ms is not None:
         raise ValueError("--commit-every and --commit-ms need --state (there is no journal)")
-    sink = CrawlOutput(args.out) if args.out else None
+    sink = None
     report = None
     try:
         with open_target(opts) as target:
+            if journal is not None:  # refused before --out is opened (and emptied)
+                journal.check_seeds(target.seeds)
+            if args.out is not None:
+                with _naming("--out"):
+                    sink = CrawlOutput(args.out)
             crawler = Crawler(
-                target.fetcher, f, target.seeds, threads=args.threads, when_full=args.when_full,
+                target.fetcher, f, target.seeds, threads=args.threads, when_full=when_full,
                 in_scope=target.in_scope, robots_allowed=target.robots_allowed,
                 politeness_wait=target.politeness_wait, sink=sink,
                 ground_truth=target.truth, watchdog=args.watchdog, producers=args.producers,
@@ -146,6 +163,51 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _defining(opts) -> dict:
+    """What defines the crawl a ``--state`` journal holds, flag to value: its web (``--sim``,
+    the generated web's ``--pages``, ``--sites`` and ``--seed``, or the ``--seed-url`` list).
+    A resume must give the same (:class:`~crawlers.crawl.journal.Journal` refuses another);
+    the rest (frontier, threads, budgets, latency, limits ...) may change between sessions."""
+    if opts.kind == "urls":
+        from crawlers.page.urls import normalize
+
+        return {"--sim": False, "--seed-url": [normalize(u) or u for u in opts.seed_urls]}
+    return {"--sim": opts.kind == "sim", "--seed-url": [], "--pages": opts.pages,
+            "--sites": opts.sites, "--seed": opts.seed}
+
+
+def _check_folder(flag: str, path: str | None) -> None:
+    """Refuse ``flag``'s DIR if empty, a file, or in a folder that does not exist: crawlab
+    makes DIR itself, never a chain of folders above it (a typo would build it from /)."""
+    if path is None:
+        return
+    from pathlib import Path
+
+    if not path:
+        raise ValueError(f"{flag}: the folder's name is empty")
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise ValueError(f"{flag}: {path} is not a folder")
+    if not p.exists() and not p.parent.is_dir():
+        raise ValueError(f"{flag}: cannot write to {path}: no such folder {p.parent} (crawlab "
+                         "makes the last folder only)")
+
+
+class _naming:
+    """Put ``flag: `` before the one-line ``ValueError`` raised in the ``with`` block."""
+
+    def __init__(self, flag: str) -> None:
+        self.flag = flag
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if isinstance(exc, ValueError) and not str(exc).startswith(self.flag):
+            raise type(exc)(f"{self.flag}: {exc}") from None
+        return False
+
+
 def _timeline_of(path: str | None):
     """A fresh :class:`~crawlers.crawl.timeline.Timeline` and the path ``FILE`` without a
     ``.png``/``.json`` suffix, or ``(None, None)``; a folder that does not exist is bad input."""
@@ -155,9 +217,14 @@ def _timeline_of(path: str | None):
 
     from crawlers.crawl.timeline import Timeline
 
+    if not path:
+        raise ValueError("--timeline: the file's name is empty")
     stem = Path(path)
     if stem.suffix in (".png", ".json"):
         stem = stem.with_suffix("")
+    if not stem.name or path.endswith(("/", "/.", "/..")) or stem.name in (".", ".."):
+        raise ValueError(f"--timeline: {path} names a folder; give a file name (FILE is "
+                         "written as FILE.png and FILE.json)")
     if not stem.parent.is_dir():
         raise ValueError(f"--timeline: no such folder: {stem.parent}")
     return Timeline(), stem

@@ -4,7 +4,7 @@ shown as a table and written as a trace file that ``--replay`` runs again byte f
 ::
 
     crawlab explore FRONTIER [--scenario NAME] [--bound N] [--budget SECONDS]
-                             [--max-interleavings N] [--full] [--out DIR] [--json]
+                             [--max-interleavings N] [--full | --json] [--out DIR]
     crawlab explore FRONTIER --pct [--depth D] [--runs N] [--seed S] [--scenario NAME]
                              [--budget SECONDS]
     crawlab explore FRONTIER --random [--runs N] [--seed S] [--scenario NAME] [--budget SECONDS]
@@ -103,7 +103,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="show every step of a violation, not only those on shared state")
     p.add_argument("--replay", type=Path, metavar="FILE",
                    help="run exactly the interleaving of this trace file again")
-    p.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="where a violation's trace file goes (default: here)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
 
@@ -133,7 +133,8 @@ def _mixed_flags(args: argparse.Namespace) -> str | None:
             ("--bound", args.bound is not None), ("--budget", args.budget is not None),
             ("--max-interleavings", args.max_interleavings is not None),
             ("--depth", args.depth is not None), ("--runs", args.runs is not None),
-            ("--seed", args.seed is not None), ("--json", args.json)) if value]
+            ("--seed", args.seed is not None), ("--json", args.json),
+            ("--out", args.out is not None)) if value]
         if given:
             return (f"--replay runs the trace file's one interleaving again: it does not take "
                     f"{given[0]}")
@@ -149,6 +150,14 @@ def _mixed_flags(args: argparse.Namespace) -> str | None:
     if args.outcomes and (args.pct or args.random):
         return (f"--outcomes runs every interleaving (DPOR); it does not take "
                 f"{'--pct' if args.pct else '--random'}")
+    if args.outcomes and args.full:
+        return ("--full shows every step of a violation's counterexample; --outcomes shows no "
+                "counterexample, only a table of end states")
+    if args.outcomes and args.out is not None:
+        return "--out is where a violation's trace file goes; --outcomes writes no trace file"
+    if args.full and args.json:
+        return ("--full shows every step of the printed counterexample; --json prints no "
+                "counterexample (the trace file keeps every step)")
     if args.depth is not None and not args.pct:
         return "--depth is the bug depth PCT seeks: it needs --pct"
     for flag, value in (("--seed", args.seed), ("--runs", args.runs)):
@@ -170,6 +179,8 @@ def run(args: argparse.Namespace) -> int:
     wrong = _mixed_flags(args)
     if wrong:
         return _error(wrong)
+    if args.out is None:
+        args.out = Path(".")
     if args.bound is None:
         from frontier.check.explore import DEFAULT_BOUND
 

@@ -18,8 +18,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """List the labs (``--list`` or no name), or run one; returns its exit status."""
-    from labs.harness import lab_modules, run_lab
+    from labs.harness import LabError, lab_modules, run_lab
 
+    if args.list and (args.name is not None or args.lab_args):
+        extra = " ".join([args.name or repr(args.name), *args.lab_args])
+        raise LabError(f"--list lists the labs and takes nothing else, got {extra}")
+    if args.name is not None and not args.name.strip():
+        raise LabError(f"no lab is named {args.name!r}: name one (crawlab lab --list)")
     if args.list or not args.name:
         labs = lab_modules()
         width = max((len(n) for n in labs), default=0)

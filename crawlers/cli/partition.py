@@ -27,6 +27,7 @@ __all__ = ["HELP", "add_arguments", "run"]
 
 HELP = "assign sites to K crawlers (page-hash, site-hash, hypergraph)"
 
+SEED, EPSILON = 1, 0.05  # --method hypergraph's defaults; the other methods take neither
 PAGE_HASH_NOTE = ("page-hash assigns each page by MD5(url) mod K, not sites: it has no "
                   "partition file; crawl with --partition page-hash")
 
@@ -45,17 +46,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the partition file (site part per line) for crawlab bsp")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED, "KaHyPar's C int"),
-                        default=1, help=f"KaHyPar seed, 0 to {MAX_SEED} (default: 1)")
-    parser.add_argument("--epsilon", type=float, default=0.05,
-                        help="allowed imbalance of pages for hypergraph (default: 0.05)")
+                        default=None,
+                        help=f"hypergraph: KaHyPar seed, 0 to {MAX_SEED} (default: 1)")
+    parser.add_argument("--epsilon", type=float, default=None,
+                        help="hypergraph: allowed imbalance of pages (default: 0.05)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Partition, write ``--out``, print the report. ValueError (one line) on bad input."""
+    for flag, value in (("--seed", args.seed), ("--epsilon", args.epsilon)):
+        if value is not None and args.method != "hypergraph":
+            raise ValueError(f"{flag} is for --method hypergraph (KaHyPar); {args.method} "
+                             f"does not take it")
+    if args.seed is None:
+        args.seed = SEED
+    if args.epsilon is None:
+        args.epsilon = EPSILON
     if args.parts < 2:
         raise ValueError(f"the number of parts must be at least 2, got {args.parts}")
     if not 0.0 < args.epsilon < 1.0:
-        raise ValueError(f"epsilon must be in (0, 1), got {args.epsilon}")
+        raise ValueError(f"--epsilon must be in (0, 1), got {args.epsilon}")
     if args.out is not None and args.method == "page-hash":
         raise ValueError(PAGE_HASH_NOTE)
     if args.out is not None and not args.out.parent.is_dir():

@@ -18,13 +18,33 @@ FRONTIER_HELP = ("a registered frontier's name (see crawlab frontiers) or your o
                  "FILE.py:CLASS")
 
 
+class _OneFrontier(argparse.Action):
+    """Store the frontier, refusing a second one: the positional ``FRONTIER`` and
+    ``--frontier`` name the same thing, so a command line that gives both (or either twice)
+    is an error (argparse's one line, exit 2), never one of them silently dropped."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        shown = option_string or "FRONTIER"
+        before = getattr(namespace, _GIVEN, None)
+        if before is not None:
+            raise argparse.ArgumentError(
+                self, f"the frontier is given twice ({before[0]} {before[1]!r} and {shown} "
+                      f"{values!r}): name it once, as FRONTIER or as --frontier")
+        setattr(namespace, _GIVEN, (shown, values))
+        setattr(namespace, self.dest, values)
+
+
+_GIVEN = "_frontier_given"  # (form, value) of the frontier already parsed
+
+
 def add_frontier_arguments(p: argparse.ArgumentParser) -> None:
     """The frontier of ``crawlab explore`` and ``crawlab linearize``: positional (``crawlab
     explore lockfree``) or ``--frontier NAME|FILE.py:CLASS``, the form every lab and the
-    autograder take; both set ``args.frontier`` (``None`` when neither is given)."""
+    autograder take; either sets ``args.frontier`` (``None`` when neither is given), both at
+    once is refused."""
     p.add_argument("frontier", nargs="?", default=argparse.SUPPRESS, metavar="FRONTIER",
-                   help=FRONTIER_HELP)
-    p.add_argument("--frontier", dest="frontier", default=None,
+                   action=_OneFrontier, help=FRONTIER_HELP)
+    p.add_argument("--frontier", dest="frontier", default=None, action=_OneFrontier,
                    metavar="NAME|FILE.py:CLASS", help=f"the same: {FRONTIER_HELP}")
 
 

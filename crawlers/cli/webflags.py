@@ -10,6 +10,7 @@ import argparse
 from crawlers.args import (
     MAX_PAGES,
     MAX_SECONDS,
+    MAX_SEED,
     at_most,
     non_negative,
     non_negative_int,
@@ -37,7 +38,8 @@ def add_web_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"generated web size (at most {MAX_PAGES})")
     g.add_argument("--sites", type=at_most(positive_int, MAX_PAGES, _IN_MEMORY),
                    help="generated web sites")
-    g.add_argument("--seed", type=int, help="generated web seed (default: 1)")
+    g.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED),
+                   help="generated web seed (default: 1)")
     g.add_argument("--latency", type=at_most(non_negative, MAX_LATENCY, "an hour"), metavar="S",
                    help="mean injected latency per page (default: 0.02 s)")
     g.add_argument("--jitter", type=at_most(non_negative, MAX_LATENCY, "an hour"), metavar="S",

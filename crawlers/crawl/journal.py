@@ -32,6 +32,15 @@ many pages were fetched in more than one session (``refetched``).
 Bad journals never start a fresh crawl silently: an unreadable, truncated or foreign file, or a
 journal made for other seeds, raises :class:`JournalError` (a ``ValueError``: one line, exit 2
 on the command line).
+
+**What defines the crawl.** Given ``crawl`` (a dict, flag to value: ``crawlab crawl`` passes the
+web, ``--sim``, ``--seed-url``, ``--pages``, ``--sites``, ``--seed``), the journal keeps it in
+meta ``'crawl'`` when its first session begins, and refuses to resume with another one, naming
+the flags that differ: the pages it holds belong to that web. Everything else (the frontier,
+threads, budgets, latency, limits, commit grouping) may change from one session to the next.
+A journal of an older crawlab that kept no such record is resumed on its seeds' check alone
+(:attr:`Journal.unrecorded` says so, for the caller to tell the user) and records ``crawl``
+from then on.
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["FORMAT", "Journal", "JournalError", "Restored", "count_refetched", "started_lines"]
 
@@ -90,6 +100,16 @@ def count_refetched(logs: Iterable[str | Path]) -> int:
     return sum(len(s) - 1 for s in sessions.values())
 
 
+def _shown(value: Any) -> str:
+    """A recorded flag's value as the user would read it (at most 100 characters)."""
+    if value is None or value is False or value == []:
+        return "not given"
+    if value is True:
+        return "given"
+    text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return text if len(text) <= 100 else text[:97] + "..."
+
+
 class JournalError(ValueError):
     """The journal cannot be used: unreadable, corrupt, foreign, or made for another crawl."""
 
@@ -113,7 +133,7 @@ class Journal:
     for a commit; a commit is O(records) plus one ``fsync``."""
 
     def __init__(self, directory: str | Path, *, commit_every: int = 64,
-                 commit_ms: float = 1000.0) -> None:
+                 commit_ms: float = 1000.0, crawl: dict[str, Any] | None = None) -> None:
         if isinstance(commit_every, bool) or not isinstance(commit_every, int) or commit_every < 1:
             raise ValueError(f"commit_every must be a positive integer, got {commit_every!r}")
         if not commit_ms > 0:
@@ -133,7 +153,15 @@ class Journal:
                 self.dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise JournalError(f"cannot create {self.dir}: {exc.strerror}") from None
+        self.crawl = crawl
+        # unrecorded: an existing journal that kept no record of what defines its crawl
+        self.unrecorded = False
         self._db = self._connect()
+        try:
+            self._check_crawl()
+        except BaseException:
+            self._db.close()
+            raise
         self.session = 0
         self.commits = 0
         self._log_fd = -1
@@ -186,6 +214,37 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{where} is not a readable crawl journal ({exc})") from None
 
+    def _check_crawl(self) -> None:
+        """Refuse an existing journal whose recorded crawl differs from ``self.crawl``, naming
+        the flags that differ (see the module docstring); note one that recorded none."""
+        if self.crawl is None:
+            return
+        try:
+            began = self._db.execute("SELECT 1 FROM meta WHERE key='seeds'").fetchone()
+            row = self._db.execute("SELECT value FROM meta WHERE key='crawl'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
+        if began is None:  # fresh, or killed before its first session began: begin records it
+            return
+        if row is None:
+            self.unrecorded = True
+            return
+        try:
+            old = json.loads(row[0])
+        except ValueError:
+            old = None
+        if not isinstance(old, dict):
+            raise JournalError(f"{self.path} keeps an unreadable record of its crawl; remove "
+                               "it to start afresh, or give another --state")
+        differ = [k for k in {**old, **self.crawl} if old.get(k) != self.crawl.get(k)]
+        if differ:
+            # flags that only one of the crawls has follow from those both have (another web)
+            both = [k for k in differ if k in old and k in self.crawl]
+            shown = "; ".join(f"{k} {_shown(old.get(k))} then, {_shown(self.crawl.get(k))} now"
+                              for k in both or differ)
+            raise JournalError(f"{self.dir} holds the journal of another crawl ({shown}); "
+                               "give the same flags to resume it, or another --state")
+
     def begin(self, seeds: Iterable[tuple[str, float]], threads: int) -> Restored | None:
         """See :meth:`_begin`; a database error (damage the opening check missed) is a
         :class:`JournalError`, never a traceback."""
@@ -200,20 +259,18 @@ class Journal:
         seeds (else :class:`JournalError`) and returns what to resume from. Starts the
         flusher thread."""
         seeds = list(seeds)
-        urls = [u for u, _ in seeds]
         db = self._db
-        row = db.execute("SELECT value FROM meta WHERE key='seeds'").fetchone()
-        if row is None:  # fresh, or killed before its first session began
+        fresh = not self._check_seeds([u for u, _ in seeds])
+        record = None if self.crawl is None else json.dumps(self.crawl)
+        if fresh:  # fresh, or killed before its first session began
             db.execute("BEGIN")
-            db.execute("INSERT INTO meta VALUES ('seeds', ?)", (json.dumps(urls),))
+            db.execute("INSERT INTO meta VALUES ('seeds', ?)",
+                       (json.dumps([u for u, _ in seeds]),))
+            if record is not None:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('crawl', ?)", (record,))
             db.executemany("INSERT OR IGNORE INTO url(url, priority) VALUES (?, ?)", seeds)
             restored = None
         else:
-            old = json.loads(row[0])
-            if old != urls:
-                shown = ", ".join(old)[:200]
-                raise JournalError(f"{self.path} is the journal of another crawl (seeds: "
-                                   f"{shown}); give the same web, or another --state")
             done = [r[0] for r in db.execute("SELECT url FROM url WHERE done ORDER BY rowid")]
             todo = [(u, p) for u, p in db.execute(
                 "SELECT url, priority FROM url WHERE NOT done ORDER BY rowid")]
@@ -222,6 +279,8 @@ class Journal:
             restored = Restored(done=done, frontier=todo,
                                 refetch_bound=int(bound))
             db.execute("BEGIN")
+            if record is not None and self.unrecorded:  # recorded from now on
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('crawl', ?)", (record,))
         cur = db.execute("INSERT INTO session(threads, commit_every) VALUES (?, ?)",
                          (threads, self.commit_every))
         self.session = int(cur.lastrowid)
@@ -232,6 +291,26 @@ class Journal:
                                          daemon=True)
         self._flusher.start()
         return restored
+
+    def check_seeds(self, urls: Iterable[str]) -> bool:
+        """Whether the journal already began a crawl from ``urls`` (``False``: none began);
+        seeds of another crawl are a :class:`JournalError`. Lets a caller refuse a journal
+        before it opens anything else (an output folder it would overwrite)."""
+        try:
+            return self._check_seeds(list(urls))
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
+
+    def _check_seeds(self, urls: list[str]) -> bool:
+        row = self._db.execute("SELECT value FROM meta WHERE key='seeds'").fetchone()
+        if row is None:
+            return False
+        old = json.loads(row[0])
+        if old != urls:
+            shown = ", ".join(old)[:200]
+            raise JournalError(f"{self.path} is the journal of another crawl (seeds: "
+                               f"{shown}); give the same web, or another --state")
+        return True
 
     # -- the robots' side ---------------------------------------------------------------------
 

@@ -170,6 +170,11 @@ def _real_sites(opts: WebOptions) -> Iterator[Target]:
         fetcher.close()
 
 
+MAX_REFERENCE_CHARS = 256 * 2**20
+"""The most ``--reference`` reads (characters, about 2.5 million URLs): a device such as
+``/dev/zero`` never ends, and the list is held in memory."""
+
+
 def load_reference(path: str) -> ReferenceList:
     """The :class:`~crawlers.crawl.report.ReferenceList` in file ``path``: one URL per line
     (blank lines and lines starting with ``#`` skipped), normalized as the crawler normalizes
@@ -177,10 +182,14 @@ def load_reference(path: str) -> ReferenceList:
     URL raises :class:`ValueError` with one line naming the file (and the line)."""
     try:
         with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
+            text = f.read(MAX_REFERENCE_CHARS + 1)  # bounded: /dev/zero is a "file" too
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ValueError(f"--reference {path}: cannot read it ({why})") from None
+    if len(text) > MAX_REFERENCE_CHARS:
+        raise ValueError(f"--reference {path}: longer than {MAX_REFERENCE_CHARS:,} characters "
+                         f"(read no further): a list of URLs, not an endless file")
+    lines = text.splitlines()
     urls = []
     for n, line in enumerate(lines, start=1):
         text = line.strip()

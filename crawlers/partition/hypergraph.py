@@ -134,8 +134,12 @@ def read_graph(path: str | Path) -> CrawlGraph:
     O(links log links).
     """
     path = Path(path)
-    if not path.is_file():
+    if path.is_dir():
+        raise ValueError(f"graph file {path} is a directory, not an edge list")
+    if not path.exists():
         raise ValueError(f"graph file not found: {path}")
+    if not path.is_file():
+        raise ValueError(f"graph file {path} is not a regular file (an edge list is one)")
     no_links = ValueError(f"{path}: no links (expected 'source_url target_url' lines)")
     try:
         with open(path, encoding="utf-8") as lines:  # Web.load_edges fails on no line at all
