@@ -66,3 +66,22 @@ def test_the_benchmark_runs_end_to_end(tmp_path):
     assert "ratio_vs_queue" in csv and "machine_gil" in csv
     assert (tmp_path / "frontier-bench" / "frontier-bench.png").stat().st_size > 10_000
     assert "monitor" in result.stdout and "queue.SimpleQueue" in result.stdout
+
+
+def test_a_reader_that_goes_away_ends_the_command_without_a_traceback():
+    """``crawlab crawl --json | head -c 0``: the report's write fails with a broken pipe; the
+    command ends as a process killed by SIGPIPE would (141), and says nothing more. The pipe's
+    reading end is closed before the command starts, so every write fails, whatever the
+    timing."""
+    import os
+
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        done = subprocess.run([sys.executable, "-m", "crawlers", "crawl", "--sim",
+                               "--max-pages", "20", "--latency", "0", "--json"],
+                              stdout=writer, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(writer)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr

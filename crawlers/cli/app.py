@@ -22,6 +22,7 @@ one line ``crawlab: error: ...`` to standard error and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -98,6 +99,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"crawlab {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (crawlab crawl --json | head): no traceback
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that the interpreter's last flush is quiet
+        return 141  # as a shell reports a process ended by SIGPIPE
     except Exception as exc:  # the student's frontier failed: say where, in one line
         where = frontier.userclass.blame(exc)
         if where is None:
