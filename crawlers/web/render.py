@@ -27,8 +27,38 @@ MALFORMED_BODY = b"\x00\x01\x02\x03<ht\x00ml><body><a href=\"/p1.html\">bro\x00k
 NOT_HTML_BODY = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n"
 
 
+def robots_path_problem(path: str) -> str | None:
+    """Why ``path`` cannot be a robots.txt ``Disallow`` rule, or None if it can. RFC 9309
+    (section 2.2.2): a rule is a path pattern, ``/`` followed by characters that are not
+    controls, spaces or ``#`` (which starts a comment); anything else could end the line
+    (a newline would add rules of its own, even for other user agents) or never match."""
+    if not isinstance(path, str):
+        return f"must be a string, not {type(path).__name__}"
+    if not path.startswith("/"):
+        return "a robots.txt path must start with '/' (RFC 9309)"
+    for char in path:
+        if char in " #" or not char.isprintable():
+            what = "'#' (starts a comment)" if char == "#" else f"{char!r}"
+            return f"a robots.txt path cannot contain {what}: control, space and '#' " \
+                   "characters are refused (RFC 9309)"
+    return None
+
+
 def robots_txt(disallow: Sequence[str] = (), crawl_delay: float | None = None) -> str:
-    """The robots.txt of a lab site: ``User-agent: *`` with the given disallowed prefixes."""
+    """The robots.txt of a lab site: ``User-agent: *`` with the given disallowed prefixes.
+
+    A prefix that is not a robots.txt path (:func:`robots_path_problem`: no leading ``/``, or
+    a control character, space or ``#``) is a ValueError: a newline in it would otherwise
+    write lines of its own into the file. So is a ``crawl_delay`` that is negative or not
+    finite."""
+    if isinstance(disallow, str):
+        raise ValueError("disallow must be a sequence of paths, not one string")
+    for prefix in disallow:
+        problem = robots_path_problem(prefix)
+        if problem is not None:
+            raise ValueError(f"robots.txt Disallow {prefix!r}: {problem}")
+    if crawl_delay is not None and not 0 <= crawl_delay < float("inf"):
+        raise ValueError(f"robots.txt Crawl-delay must be finite and >= 0, got {crawl_delay}")
     lines = ["User-agent: *"]
     lines += [f"Disallow: {prefix}" for prefix in disallow] or ["Disallow:"]
     if crawl_delay is not None:

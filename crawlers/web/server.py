@@ -26,6 +26,7 @@ from typing import Any
 
 from crawlers.page.faults import FaultPlan
 from crawlers.web.httpd import HOST, LabServer, ServerConfig
+from crawlers.web.render import robots_txt
 from crawlers.web.webgen import Addressing, Web
 
 
@@ -125,6 +126,7 @@ class WebServer:
         for d in dirs:
             if not os.path.isdir(d):
                 raise ServerError(f"unknown directory: {d}")
+        robots_txt(disallow, crawl_delay)  # a bad path is a ValueError now, not at each request
         self.config = ServerConfig(
             web=web, dirs=[os.path.abspath(d) for d in dirs], latency=latency, jitter=jitter,
             seed=seed, faults=faults if faults is not None else FaultPlan(),
