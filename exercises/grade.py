@@ -10,7 +10,9 @@ Prints one line per exercise and, for a FAIL, the first failing check: what brok
 interleaving when a schedule was explored, and the command that reruns just that check
 (``--check``); ``-v`` shows every check. ``--json FILE`` writes Gradescope's ``results.json``.
 ``--hidden`` also runs the hidden checks (the instructor's copy only). Batch grading of a class:
-``--submissions DIR --out OUT [--jobs N]`` (one folder per student).
+``--submissions DIR --out OUT [--jobs N]`` (one folder per student; it writes every verdict
+to OUT, so it takes none of ``--dir``, ``--check``, ``--json``, ``-v``, ``-q``, and ``--out``
+and ``--jobs`` mean nothing without it: a flag the mode would ignore is refused, in one line).
 
 Exit status: 0 if every exercise passes, 1 if one fails, 2 on bad input or when the grading
 itself cannot be done (a missing dependency: never a FAIL of yours).
@@ -61,7 +63,7 @@ def parser() -> OneLineParser:
     p.add_argument("--submissions", type=Path, metavar="DIR",
                    help="grade a class: DIR holds one folder per student (needs --out)")
     p.add_argument("--out", type=Path, metavar="OUT", help="with --submissions: where to write")
-    p.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+    p.add_argument("--jobs", type=positive_int, default=None, metavar="N",
                    help="with --submissions: students graded at once (default 1)")
     return p
 
@@ -73,12 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [e for e in wanted if e not in EXERCISES]
     if unknown:
         p.error(f"unknown exercise {unknown[0]!r}; choose from {', '.join(EXERCISES)}, all")
+    check_flags(p, args)
     if args.submissions is not None:
-        if args.out is None:
-            p.error("--submissions needs --out OUT")
         from exercises import batch
 
-        return batch.main(wanted, args.submissions, args.out, args.jobs, args.hidden)
+        return batch.main(wanted, args.submissions, args.out, args.jobs or 1, args.hidden)
     if args.dir is not None and not args.dir.is_dir():
         p.error(f"--dir: no such directory {str(args.dir)!r}")
     directory = (args.dir or WORK).resolve()
@@ -107,6 +108,33 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         write_json(grades, args.json)
     return status
+
+
+#: The flags only one mode reads: grading a class (``--submissions``) reads only the exercises,
+#: ``--hidden`` and these; grading one's own files reads none of them.
+BATCH_ONLY = (("out", "--out"), ("jobs", "--jobs"))
+#: The flags grading a class does not read (each student's runs write their own results.json
+#: and their verdicts go to OUT/grades.csv).
+SINGLE_ONLY = (("dir", "--dir"), ("check", "--check"), ("json", "--json"),
+               ("verbose", "-v/--verbose"), ("quiet", "-q/--quiet"))
+
+
+def check_flags(p: OneLineParser, args) -> None:
+    """Refuse, in one line and before any grading, a flag the chosen mode would ignore and
+    flags that contradict each other."""
+    if args.verbose and args.quiet:
+        p.error("-v/--verbose and -q/--quiet contradict each other: give one")
+    if args.submissions is None:
+        for dest, flag in BATCH_ONLY:
+            if getattr(args, dest) is not None:
+                p.error(f"{flag} applies to grading a class (--submissions DIR --out OUT)")
+        return
+    if args.out is None:
+        p.error("--submissions needs --out OUT")
+    for dest, flag in SINGLE_ONLY:
+        if getattr(args, dest) not in (None, False):
+            p.error(f"{flag} does not apply to --submissions (each student's results go to "
+                    "OUT/grades.csv and OUT/STUDENT/results.json)")
 
 
 def verdict_line(g: Grade) -> str:

@@ -112,6 +112,9 @@ def check_config(c: BspConfig) -> None:
                            f"got {c.kill_worker}")
         if c.kill_at < 0:
             raise BspError(f"--kill-at must be a superstep >= 0, got {c.kill_at}")
+        if c.max_supersteps is not None and c.kill_at >= c.max_supersteps:
+            raise BspError(f"--kill-at {c.kill_at} is never reached: --max-supersteps "
+                           f"{c.max_supersteps} runs supersteps 0..{c.max_supersteps - 1}")
     if c.state is not None and c.backend != "mpi":
         raise BspError("--state applies to --backend mpi (the processes backend hands a dead "
                        "worker's unfinished URLs to the survivors without a restart)")
@@ -211,10 +214,19 @@ def _process_worker(setup: Setup, rank: int, timeout: float, conn: Any) -> None:
                             cut=side.cut)
             reason = worker.run()
     except Exception as exc:  # report it as one line; the coordinator stops the crawl
-        transport.report_error(f"{type(exc).__name__}: {exc}")
+        # blamed here, where the student's file was loaded and the traceback is
+        transport.report_error(f"{type(exc).__name__}: {exc}", where=_blame(exc))
         conn.close()
         return
     transport.close(reason)
+
+
+def _blame(exc: BaseException) -> str | None:
+    """``FILE:LINE: Error: message`` when ``exc`` was raised in the student's frontier file
+    (:func:`frontier.userclass.blame`), else ``None``."""
+    from frontier.userclass import blame
+
+    return blame(exc)
 
 
 @contextlib.contextmanager
@@ -411,7 +423,8 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
             try:
                 reason = worker.run()
             except Exception as exc:  # the other ranks would wait for this one forever
-                transport.abort(f"rank {transport.rank}: {type(exc).__name__}: {exc}")
+                transport.abort(f"rank {transport.rank}: {type(exc).__name__}: {exc}",
+                                where=_blame(exc))
             t_end = time.monotonic()
             elapsed = t_end - t0
             if root:

@@ -33,12 +33,15 @@ _ONE_RUN = {"--kill-worker": 1, "--kill-at": 1, "--json": 0}
 
 @dataclass
 class Outcome:
-    """How the job ended: ``report`` (rank 0's JSON report) or ``error`` (one line) and the
-    exit status to give (0 done, 1 a rank died, 2 bad input reported by the ranks)."""
+    """How the job ended: ``report`` (rank 0's JSON report) and/or ``error`` (one line) and
+    the exit status to give (0 done, 1 a rank died, 2 bad input reported by the ranks; a
+    report with an error and 2: a ``--kill-at`` the crawl never reached), or ``blamed``
+    (``FILE:LINE: Error: message``, status 1): the student's frontier failed there."""
 
     status: int
     report: dict | None = None
     error: str | None = None
+    blamed: str | None = None
 
 
 def _lasting(argv: list[str]) -> list[str]:
@@ -108,8 +111,16 @@ def launch(rank_argv: list[str], procs: int, state: str) -> Outcome:
                 return Outcome(0, report=json.loads(line))
         return Outcome(1, error=f"the MPI job printed no report (see {log})")
     for line in run.stderr.splitlines():
+        if line.startswith("crawlab bsp: your frontier failed at "):
+            return Outcome(1, blamed=line.removeprefix("crawlab bsp: your frontier failed at "))
+    for line in run.stderr.splitlines():
         if line.startswith("crawlab bsp: error: "):
-            return Outcome(2, error=line.removeprefix("crawlab bsp: error: "))
+            report = None  # rank 0 reports a crawl, then that its --kill-at was never reached
+            for out in reversed(run.stdout.splitlines()):
+                if out.startswith("{"):
+                    report = json.loads(out)
+                    break
+            return Outcome(2, report=report, error=line.removeprefix("crawlab bsp: error: "))
     return Outcome(1, error=_death(run.stdout + run.stderr, procs, state, log))
 
 

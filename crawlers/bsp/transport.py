@@ -66,6 +66,7 @@ __all__ = [
     "ProcessGroup",
     "ProcessTransport",
     "Transport",
+    "WorkerFailed",
     "check_mpi_launch",
     "launcher_rank",
     "launcher_size",
@@ -80,6 +81,17 @@ class BspError(ValueError):
 
     A :class:`ValueError`, so ``crawlab`` prints it as one line and exits with status 2.
     """
+
+
+class WorkerFailed(BspError):
+    """A worker process raised: ``worker R: Error: message``. ``where`` is
+    :func:`frontier.userclass.blame`'s ``FILE:LINE: Error: message`` when the exception was
+    raised in the student's frontier file (computed in the worker, which loaded the file), else
+    ``None``: ``crawlab bsp`` then says the student's frontier failed (exit 1), not bad input."""
+
+    def __init__(self, message: str, where: str | None = None) -> None:
+        super().__init__(message)
+        self.where = where
 
 
 @dataclass(frozen=True)
@@ -197,10 +209,11 @@ class ProcessTransport:
     def stop_requested(self) -> bool:
         return self._stop
 
-    def report_error(self, message: str) -> None:
-        """Tell the coordinator this worker failed (it then stops the crawl)."""
+    def report_error(self, message: str, where: str | None = None) -> None:
+        """Tell the coordinator this worker failed (it then stops the crawl with
+        :class:`WorkerFailed`); ``where``: the blame of the student's code, if it failed."""
         try:
-            self._conn.send(("error", message))
+            self._conn.send(("error", (message, where)))
         except OSError:
             pass
 
@@ -221,9 +234,10 @@ class ProcessGroup:
     pipe reaches EOF or whose process exits is *dead*: the collective in progress completes
     without it and every survivor's answer carries a :class:`Failover` (``seeds`` and every
     message routed to a dead worker make up its ``reseed``). A worker that does not reach a
-    collective within ``timeout`` seconds, or reports an error, stops the crawl with
-    :class:`BspError`. :meth:`request_stop` (safe from a signal handler) makes every answer
-    from the next round on tell the workers to stop at the end of their superstep.
+    collective within ``timeout`` seconds stops the crawl with :class:`BspError`, one that
+    reports an error with :class:`WorkerFailed`. :meth:`request_stop` (safe from a signal
+    handler) makes every answer from the next round on tell the workers to stop at the end of
+    their superstep.
     :meth:`stop` terminates whatever still runs (call it in ``finally``).
 
     Invariant (once started): ``alive`` and the ranks of ``dead`` partition ``range(size)``;
@@ -360,7 +374,8 @@ class ProcessGroup:
             t0 = time.perf_counter()
             for r, (op, payload) in got.items():
                 if op == "error":
-                    raise BspError(f"worker {r}: {payload}")
+                    message, where = payload if isinstance(payload, tuple) else (payload, None)
+                    raise WorkerFailed(f"worker {r}: {message}", where)
             for r, (op, payload) in got.items():
                 if op == "close":
                     self.closed.add(r)
@@ -513,12 +528,21 @@ class MpiTransport:
     def stop_requested(self) -> bool:
         return False  # Ctrl-C under mpiexec ends the job (the launcher kills the ranks)
 
-    def abort(self, message: str, code: int = 2) -> NoReturn:
+    def abort(self, message: str, code: int = 2, *, where: str | None = None) -> NoReturn:
         """End the whole job: ``message`` on standard error as ``crawlab bsp``'s one-line
         error, then ``MPI_Abort`` (the launcher kills every rank; exit status ``code``). For
         a failure on one rank mid-crawl, which would otherwise leave the others waiting in
-        a collective forever."""
-        print(f"crawlab bsp: error: {message}", file=sys.stderr, flush=True)
+        a collective forever. With ``where`` (the blame of the student's frontier file, see
+        :class:`WorkerFailed`) the line says the student's frontier failed there instead, and
+        the status is 1."""
+        if where is not None:
+            line, code = f"crawlab bsp: your frontier failed at {where}", 1
+        else:
+            line = f"crawlab bsp: error: {message}"
+        # one write: every rank that fails says so, and print's two writes (the text, then
+        # the newline) of two ranks could interleave into one line
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
         self.comm.Abort(code)
         raise SystemExit(code)  # not reached
 

@@ -8,7 +8,11 @@
     mpiexec -hosts a,b -n 8 crawlab bsp --backend mpi --procs 8 ... # several machines
 
 Bad input is one line on standard error and exit status 2 (``crawlab``'s ``main`` turns the
-``ValueError`` raised here into that line). Under MPI only rank 0 prints.
+``ValueError`` raised here into that line). Under MPI only rank 0 prints. A student's frontier
+(``--frontier FILE.py:CLASS``) that raises in a worker is blamed with its file and line
+(``your frontier failed at FILE:LINE: Error: message``, exit 1). A fault asked for with
+``--kill-worker``/``--kill-at`` that the crawl ended before reaching is an error too: the
+report is printed (the pages are real), then one line saying the kill never happened, exit 2.
 """
 
 from __future__ import annotations
@@ -97,7 +101,7 @@ def config_from_args(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     """Run ``crawlab bsp``; returns the exit status."""
     from crawlers.bsp.driver import check_launch, run_bsp, validate
-    from crawlers.bsp.transport import launcher_rank, mpi_launched
+    from crawlers.bsp.transport import WorkerFailed, launcher_rank, mpi_launched
 
     if args.resume is not None or (args.state is not None and args.backend == "mpi"
                                    and not mpi_launched()):
@@ -119,18 +123,40 @@ def run(args: argparse.Namespace) -> int:
         print(f"BSP crawl: {config.procs} workers x {config.robots} robots, R={config.R}, "
               f"'{config.frontier}', {config.partition}, backend {config.backend}",
               file=sys.stderr)
-    report = run_bsp(config)
+    try:
+        report = run_bsp(config)
+    except WorkerFailed as exc:
+        if exc.where is None:
+            raise  # not the student's code: one line, exit 2
+        print(f"crawlab bsp: your frontier failed at {exc.where}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(report.as_json()))
     else:
         print_report(report)
-    return 0
+    return _kill_missed(args, report.supersteps, report.stopped_by)
+
+
+def _kill_missed(args: argparse.Namespace, supersteps: int, stopped_by: str = "") -> int:
+    """0, or 2 after one line on standard error when ``--kill-at`` names a superstep the crawl
+    never started (it stopped before: the fault asked for never happened, and the report just
+    printed is a crawl without it). Not for a crawl the user interrupted (Ctrl-C): its
+    report says so, and its status is what it was."""
+    if stopped_by == "interrupted":
+        return 0
+    if args.kill_worker is None or args.kill_at is None or supersteps > args.kill_at:
+        return 0
+    print(f"crawlab bsp: error: --kill-worker {args.kill_worker} --kill-at {args.kill_at} never "
+          f"happened: the crawl stopped after {supersteps} superstep(s), before superstep "
+          f"{args.kill_at}; give a smaller --kill-at or a longer crawl", file=sys.stderr)
+    return 2
 
 
 def _launch(args: argparse.Namespace) -> int:
     """Start the MPI job for ``--state``/``--resume`` typed without mpiexec, and report how it
-    ended (:mod:`crawlers.bsp.launcher`): the report, or one line and status 1 (a rank died)
-    or 2 (the ranks refused the input)."""
+    ended (:mod:`crawlers.bsp.launcher`): the report, or one line and status 1 (a rank died,
+    or the student's frontier failed: its file and line) or 2 (the ranks refused the input;
+    after the report when the crawl never reached its --kill-at)."""
     from crawlers.bsp.driver import check_config
     from crawlers.bsp.launcher import launch, prepare
     from crawlers.bsp.report import BspReport
@@ -149,17 +175,21 @@ def _launch(args: argparse.Namespace) -> int:
         print(f"BSP crawl under mpiexec -n {procs}, journaled in {state}"
               + (" (resuming)" if args.resume else ""), file=sys.stderr)
     out = launch(rank_argv, procs, state)
-    if out.report is None:
+    if out.blamed is not None:
+        print(f"crawlab bsp: your frontier failed at {out.blamed}", file=sys.stderr)
+        return 1
+    if out.report is not None:
+        if args.json:
+            print(json.dumps(out.report))
+        else:
+            from types import SimpleNamespace
+
+            d = dict(out.report)
+            steps = [SimpleNamespace(**rec) for rec in d.pop("per_superstep")]
+            print_report(BspReport(**d, per_superstep=steps))
+    if out.error is not None:  # after the report: a --kill-at the crawl never reached
         print(f"crawlab bsp: error: {out.error}", file=sys.stderr)
         return out.status
-    if args.json:
-        print(json.dumps(out.report))
-    else:
-        from types import SimpleNamespace
-
-        d = dict(out.report)
-        steps = [SimpleNamespace(**rec) for rec in d.pop("per_superstep")]
-        print_report(BspReport(**d, per_superstep=steps))
     return 0
 
 
