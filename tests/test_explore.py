@@ -463,6 +463,8 @@ def test_replay_full_prints_the_full_table_again(tmp_path, capsys):
 
 
 def test_the_pct_bound_and_the_runs_for_95_percent():
+    import math
+
     from frontier.check import pct
 
     assert pct.lower_bound(2, 100, 1) == 0.5
@@ -470,6 +472,10 @@ def test_the_pct_bound_and_the_runs_for_95_percent():
     p = pct.lower_bound(2, 120, 2)
     r = pct.runs_for(p)
     assert 1 - (1 - p) ** r >= 0.95 > 1 - (1 - p) ** (r - 1)
+    # frontrun's 10 000-step cap at depth 5: p below the float spacing near 1 (1 - p == 1)
+    tiny = pct.lower_bound(3, 10_000, 5)
+    assert 1 - tiny == 1.0
+    assert pct.runs_for(tiny) == pytest.approx(-math.log(0.05) / tiny, rel=1e-9)
 
 
 def test_pct_needs_the_priority_change_to_lose_the_update():

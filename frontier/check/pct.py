@@ -79,7 +79,8 @@ def runs_for(p: float, confidence: float = CONFIDENCE) -> int:
     ``confidence``: the least ``r`` with ``1 - (1 - p)**r >= confidence``."""
     if p >= 1.0:
         return 1
-    return math.ceil(math.log(1 - confidence) / math.log(1 - p))
+    # log1p: for p below the float spacing near 1, log(1 - p) is 0 (a division by zero)
+    return math.ceil(math.log1p(-confidence) / math.log1p(-p))
 
 
 @dataclass
