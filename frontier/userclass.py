@@ -125,11 +125,15 @@ def load_spec(spec: str) -> str:
 
 def blame(exc: BaseException) -> str | None:
     """``FILE:LINE: Error: message`` when ``exc`` was raised in a file loaded here (the
-    innermost such frame of its traceback, or of the exception it was raised from); ``None``
-    when the user's code is not where it went wrong."""
+    innermost such frame of its traceback, or of the exception it was raised from), or the
+    ``blamed`` it carries (the same, found in another process that loaded the file, such as a
+    BSP worker); ``None`` when the user's code is not where it went wrong."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
+        carried = getattr(exc, "blamed", None)
+        if isinstance(carried, str):
+            return carried
         tb, where = exc.__traceback__, None
         while tb is not None:
             name = tb.tb_frame.f_code.co_filename

@@ -383,6 +383,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture
+def registry():
+    """Leaves the registry and the loaded specs as it found them (for a test that loads a
+    student's FILE.py:CLASS)."""
+    from frontier import contract, userclass
+
+    saved = (dict(contract._REGISTRY), dict(userclass._loaded), dict(userclass._specs))
+    yield
+    for live, old in zip((contract._REGISTRY, userclass._loaded, userclass._specs), saved):
+        live.clear()
+        live.update(old)
+
+
+@pytest.fixture
 def exercises_dir(request: pytest.FixtureRequest) -> Path:
     """The directory of exercises being graded (``--exercises``); skips when not grading."""
     value = request.config.getoption("exercises")

@@ -119,11 +119,11 @@ def test_a_raising_put_under_mpi_is_blamed_with_its_file_and_line(tmp_path, stud
 
 def test_a_failure_outside_the_students_file_is_still_not_blamed_on_it():
     """The coordinator's error for a worker whose failure is not in a student's file stays
-    a one-line error with no ``where``."""
+    a one-line error with no ``blamed``."""
     from crawlers.bsp.transport import BspError, WorkerFailed
 
     exc = WorkerFailed("worker 1: OSError: disk full")
-    assert isinstance(exc, BspError) and exc.where is None
+    assert isinstance(exc, BspError) and exc.blamed is None
 
 
 def test_kill_at_past_max_supersteps_is_refused_before_the_crawl(capsys):

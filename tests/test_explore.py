@@ -507,18 +507,6 @@ def test_the_command_prints_the_guarantee_and_the_seed(tmp_path, capsys):
     assert main(["explore", "unsynchronized", "--replay", row["trace"]]) == 1
 
 
-@pytest.fixture
-def registry():
-    """Leaves the registry and the loaded specs as it found them."""
-    from frontier import contract, userclass
-
-    saved = (dict(contract._REGISTRY), dict(userclass._loaded), dict(userclass._specs))
-    yield
-    for live, old in zip((contract._REGISTRY, userclass._loaded, userclass._specs), saved):
-        live.clear()
-        live.update(old)
-
-
 def test_the_replay_hint_names_a_file_loaded_class_by_the_spec_to_type(
         registry, tmp_path, monkeypatch, capsys):
     """A violation of a class given as FILE.py:CLASS: the hint and the trace file name it by

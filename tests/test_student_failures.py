@@ -21,18 +21,6 @@ class Broken(MonitorFrontier):
 '''
 
 
-@pytest.fixture
-def registry():
-    """Leaves the registry and the loaded specs as it found them."""
-    from frontier import contract, userclass
-
-    saved = (dict(contract._REGISTRY), dict(userclass._loaded), dict(userclass._specs))
-    yield
-    for live, old in zip((contract._REGISTRY, userclass._loaded, userclass._specs), saved):
-        live.clear()
-        live.update(old)
-
-
 def _spec(tmp_path, method: str, error: str) -> str:
     path = tmp_path / f"broken_{method}_{error.lower()}.py"
     path.write_text(RAISES.format(name=f"broken-{method}-{error.lower()}", method=method,

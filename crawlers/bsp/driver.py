@@ -215,18 +215,11 @@ def _process_worker(setup: Setup, rank: int, timeout: float, conn: Any) -> None:
             reason = worker.run()
     except Exception as exc:  # report it as one line; the coordinator stops the crawl
         # blamed here, where the student's file was loaded and the traceback is
-        transport.report_error(f"{type(exc).__name__}: {exc}", where=_blame(exc))
+        transport.report_error(f"{type(exc).__name__}: {exc}",
+                                   blamed=frontier_pkg.userclass.blame(exc))
         conn.close()
         return
     transport.close(reason)
-
-
-def _blame(exc: BaseException) -> str | None:
-    """``FILE:LINE: Error: message`` when ``exc`` was raised in the student's frontier file
-    (:func:`frontier.userclass.blame`), else ``None``."""
-    from frontier.userclass import blame
-
-    return blame(exc)
 
 
 @contextlib.contextmanager
@@ -424,7 +417,7 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
                 reason = worker.run()
             except Exception as exc:  # the other ranks would wait for this one forever
                 transport.abort(f"rank {transport.rank}: {type(exc).__name__}: {exc}",
-                                where=_blame(exc))
+                                blamed=frontier_pkg.userclass.blame(exc))
             t_end = time.monotonic()
             elapsed = t_end - t0
             if root:

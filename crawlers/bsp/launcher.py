@@ -106,22 +106,37 @@ def launch(rank_argv: list[str], procs: int, state: str) -> Outcome:
     log = Path(state) / "mpiexec.log"
     log.write_text(f"$ {' '.join(cmd)}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
     if run.returncode == 0:
-        for line in reversed(run.stdout.splitlines()):
-            if line.startswith("{"):
-                return Outcome(0, report=json.loads(line))
+        report = _report(run.stdout)
+        if report is not None:
+            return Outcome(0, report=report)
         return Outcome(1, error=f"the MPI job printed no report (see {log})")
-    for line in run.stderr.splitlines():
-        if line.startswith("crawlab bsp: your frontier failed at "):
-            return Outcome(1, blamed=line.removeprefix("crawlab bsp: your frontier failed at "))
-    for line in run.stderr.splitlines():
-        if line.startswith("crawlab bsp: error: "):
-            report = None  # rank 0 reports a crawl, then that its --kill-at was never reached
-            for out in reversed(run.stdout.splitlines()):
-                if out.startswith("{"):
-                    report = json.loads(out)
-                    break
-            return Outcome(2, report=report, error=line.removeprefix("crawlab bsp: error: "))
+    blamed = _said(run.stderr, BLAMED)
+    if blamed is not None:
+        return Outcome(1, blamed=blamed)
+    error = _said(run.stderr, ERROR)
+    if error is not None:  # rank 0 may report a crawl, then that its --kill-at never came
+        return Outcome(2, report=_report(run.stdout), error=error)
     return Outcome(1, error=_death(run.stdout + run.stderr, procs, state, log))
+
+
+BLAMED = "crawlab bsp: your frontier failed at "  # a rank's line: the student's code failed
+ERROR = "crawlab bsp: error: "  # a rank's line: the input was refused
+
+
+def _report(stdout: str) -> dict | None:
+    """Rank 0's JSON report: the last line of ``stdout`` that is one, if any."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    return None
+
+
+def _said(stderr: str, prefix: str) -> str | None:
+    """The rest of the first line of ``stderr`` that starts with ``prefix``, if any."""
+    for line in stderr.splitlines():
+        if line.startswith(prefix):
+            return line.removeprefix(prefix)
+    return None
 
 
 def _death(text: str, procs: int, state: str, log: Path) -> str:

@@ -84,14 +84,15 @@ class BspError(ValueError):
 
 
 class WorkerFailed(BspError):
-    """A worker process raised: ``worker R: Error: message``. ``where`` is
+    """A worker process raised: ``worker R: Error: message``. ``blamed`` is
     :func:`frontier.userclass.blame`'s ``FILE:LINE: Error: message`` when the exception was
     raised in the student's frontier file (computed in the worker, which loaded the file), else
-    ``None``: ``crawlab bsp`` then says the student's frontier failed (exit 1), not bad input."""
+    ``None``; ``blame`` of this exception returns it, so ``crawlab`` says the student's
+    frontier failed (exit 1), not bad input."""
 
-    def __init__(self, message: str, where: str | None = None) -> None:
+    def __init__(self, message: str, blamed: str | None = None) -> None:
         super().__init__(message)
-        self.where = where
+        self.blamed = blamed
 
 
 @dataclass(frozen=True)
@@ -209,11 +210,11 @@ class ProcessTransport:
     def stop_requested(self) -> bool:
         return self._stop
 
-    def report_error(self, message: str, where: str | None = None) -> None:
+    def report_error(self, message: str, blamed: str | None = None) -> None:
         """Tell the coordinator this worker failed (it then stops the crawl with
-        :class:`WorkerFailed`); ``where``: the blame of the student's code, if it failed."""
+        :class:`WorkerFailed`); ``blamed``: the blame of the student's code, if it failed."""
         try:
-            self._conn.send(("error", (message, where)))
+            self._conn.send(("error", (message, blamed)))
         except OSError:
             pass
 
@@ -374,8 +375,8 @@ class ProcessGroup:
             t0 = time.perf_counter()
             for r, (op, payload) in got.items():
                 if op == "error":
-                    message, where = payload if isinstance(payload, tuple) else (payload, None)
-                    raise WorkerFailed(f"worker {r}: {message}", where)
+                    message, blamed = payload if isinstance(payload, tuple) else (payload, None)
+                    raise WorkerFailed(f"worker {r}: {message}", blamed)
             for r, (op, payload) in got.items():
                 if op == "close":
                     self.closed.add(r)
@@ -528,15 +529,15 @@ class MpiTransport:
     def stop_requested(self) -> bool:
         return False  # Ctrl-C under mpiexec ends the job (the launcher kills the ranks)
 
-    def abort(self, message: str, code: int = 2, *, where: str | None = None) -> NoReturn:
+    def abort(self, message: str, code: int = 2, *, blamed: str | None = None) -> NoReturn:
         """End the whole job: ``message`` on standard error as ``crawlab bsp``'s one-line
         error, then ``MPI_Abort`` (the launcher kills every rank; exit status ``code``). For
         a failure on one rank mid-crawl, which would otherwise leave the others waiting in
-        a collective forever. With ``where`` (the blame of the student's frontier file, see
+        a collective forever. With ``blamed`` (the blame of the student's frontier file, see
         :class:`WorkerFailed`) the line says the student's frontier failed there instead, and
         the status is 1."""
-        if where is not None:
-            line, code = f"crawlab bsp: your frontier failed at {where}", 1
+        if blamed is not None:
+            line, code = f"crawlab bsp: your frontier failed at {blamed}", 1
         else:
             line = f"crawlab bsp: error: {message}"
         # one write: every rank that fails says so, and print's two writes (the text, then

@@ -89,13 +89,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         install_source_check()  # a student's FILE.py:CLASS is checked before it is imported
         resolve_frontier_argument(args)
         return int(args.run(args) or 0)
-    except (LabError, frontier.UnknownFrontier, ValueError) as exc:
-        where = frontier.userclass.blame(exc) if isinstance(exc, ValueError) else None
-        if where is not None:  # the student's code raised it, not a flag's check
-            print(f"crawlab {args.command}: your frontier failed at {where}", file=sys.stderr)
-            return 1
-        print(f"crawlab {args.command}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"crawlab {args.command}: interrupted", file=sys.stderr)
         return 130
@@ -103,9 +96,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that the interpreter's last flush is quiet
         return 141  # as a shell reports a process ended by SIGPIPE
-    except Exception as exc:  # the student's frontier failed: say where, in one line
-        where = frontier.userclass.blame(exc)
-        if where is None:
-            raise
-        print(f"crawlab {args.command}: your frontier failed at {where}", file=sys.stderr)
-        return 1
+    except Exception as exc:
+        # the student's frontier failed (a ValueError of theirs too): say where, in one line
+        where = None if isinstance(exc, LabError) else frontier.userclass.blame(exc)
+        if where is not None:
+            print(f"crawlab {args.command}: your frontier failed at {where}", file=sys.stderr)
+            return 1
+        if isinstance(exc, (LabError, ValueError)):  # bad input (UnknownFrontier is one)
+            print(f"crawlab {args.command}: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        raise

@@ -101,7 +101,7 @@ def config_from_args(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     """Run ``crawlab bsp``; returns the exit status."""
     from crawlers.bsp.driver import check_launch, run_bsp, validate
-    from crawlers.bsp.transport import WorkerFailed, launcher_rank, mpi_launched
+    from crawlers.bsp.transport import launcher_rank, mpi_launched
 
     if args.resume is not None or (args.state is not None and args.backend == "mpi"
                                    and not mpi_launched()):
@@ -123,13 +123,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"BSP crawl: {config.procs} workers x {config.robots} robots, R={config.R}, "
               f"'{config.frontier}', {config.partition}, backend {config.backend}",
               file=sys.stderr)
-    try:
-        report = run_bsp(config)
-    except WorkerFailed as exc:
-        if exc.where is None:
-            raise  # not the student's code: one line, exit 2
-        print(f"crawlab bsp: your frontier failed at {exc.where}", file=sys.stderr)
-        return 1
+    report = run_bsp(config)  # a WorkerFailed that carries a blame: crawlab's main says it
     if args.json:
         print(json.dumps(report.as_json()))
     else:
@@ -160,7 +154,7 @@ def _launch(args: argparse.Namespace) -> int:
     from crawlers.bsp.driver import check_config
     from crawlers.bsp.launcher import launch, prepare
     from crawlers.bsp.report import BspReport
-    from crawlers.bsp.transport import BspError, mpi_launched
+    from crawlers.bsp.transport import BspError, WorkerFailed, mpi_launched
 
     if args.resume is not None:
         if mpi_launched():
@@ -175,9 +169,8 @@ def _launch(args: argparse.Namespace) -> int:
         print(f"BSP crawl under mpiexec -n {procs}, journaled in {state}"
               + (" (resuming)" if args.resume else ""), file=sys.stderr)
     out = launch(rank_argv, procs, state)
-    if out.blamed is not None:
-        print(f"crawlab bsp: your frontier failed at {out.blamed}", file=sys.stderr)
-        return 1
+    if out.blamed is not None:  # crawlab's main says the student's frontier failed there
+        raise WorkerFailed(f"a rank failed: {out.blamed}", out.blamed)
     if out.report is not None:
         if args.json:
             print(json.dumps(out.report))

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 
 from crawlers.args import (
     MAX_SECONDS,
@@ -193,19 +195,15 @@ def _check_folder(flag: str, path: str | None) -> None:
                          "makes the last folder only)")
 
 
-class _naming:
+@contextlib.contextmanager
+def _naming(flag: str) -> Iterator[None]:
     """Put ``flag: `` before the one-line ``ValueError`` raised in the ``with`` block."""
-
-    def __init__(self, flag: str) -> None:
-        self.flag = flag
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind, exc, tb) -> bool:
-        if isinstance(exc, ValueError) and not str(exc).startswith(self.flag):
-            raise type(exc)(f"{self.flag}: {exc}") from None
-        return False
+    try:
+        yield
+    except ValueError as exc:
+        if str(exc).startswith(flag):
+            raise
+        raise type(exc)(f"{flag}: {exc}") from None
 
 
 def _timeline_of(path: str | None):
