@@ -46,6 +46,7 @@ from labs.harness import (
     series,
     summarize,
 )
+from labs.lockfree_handles import HANDLED, NO_TAIL, Handle
 from labs.plotstyle import runs_note
 
 THREADS = (1, 2, 4, 8, 16)
@@ -65,8 +66,10 @@ PER_THREAD = "lockfree, one per thread"
 # references pays for sharing, whatever else its code does
 SHARED_READ = "one AtomicRef, read by all"
 SHARED_CAS = "one AtomicRef, CAS by all"
+# and lockfree's own steps with what its algorithm does not share taken out of the hot path
+# (labs.lockfree_handles): through a handle of each thread's own, and with get reading no tail
 # measured beside lockfree whenever it runs, never judged
-LOCKFREE_DIAGNOSTICS = (RETAINING, PER_THREAD, SHARED_READ, SHARED_CAS)
+LOCKFREE_DIAGNOSTICS = (RETAINING, PER_THREAD, HANDLED, NO_TAIL, SHARED_READ, SHARED_CAS)
 # Every frontier is called through the calling thread's handle (frontier.thread_handle) where
 # it offers one, as sliced does. Beside sliced: sliced with every call on the shared frontier
 # object instead (as it was called before it had handles), and what calling a shared object
@@ -86,10 +89,10 @@ def _make(name: str, capacity: int):
         return queue.Queue(maxsize=capacity)
     if name == "queue.SimpleQueue":
         return queue.SimpleQueue()
-    if name == RETAINING:
+    if name in (RETAINING, HANDLED, NO_TAIL):
         from frontier.lockfree import LockFreeFrontier
 
-        return LockFreeFrontier(unlink=False)
+        return LockFreeFrontier(unlink=name != RETAINING)
     if name == SHARED_OBJECT:
         return _SharedObject()
     if name == SLICED_SHARED:
@@ -142,6 +145,9 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30,
             put, get = mine.append, mine.popleft
         elif name in (SHARED_READ, SHARED_CAS):  # one shared AtomicRef, nothing else
             put, get = _shared_ref(q, cas=name == SHARED_CAS)
+        elif name in (HANDLED, NO_TAIL):  # lockfree's steps, the shared part read once
+            own = Handle(q, read_tail=name == HANDLED)
+            put, get = own.put, own.get
         elif name == SLICED_SHARED:  # no handle: each call on the object both threads hold
             put, get = q.put, q.get
         else:  # through this thread's own handle, where the frontier has one
@@ -325,8 +331,8 @@ def main(argv=None) -> int:
 GROUPS = (
     ("baselines and no lock", (*BASELINES, SHARED_READ, SHARED_CAS, "unsynchronized")),
     ("a lock or semaphores", ("semaphore", "monitor", "tanenbaum", "coarse", "fine")),
-    ("lock-free", ("lockfree", RETAINING, PER_THREAD, "optimistic", "sliced", SLICED_SHARED,
-                   SHARED_OBJECT)),
+    ("lock-free", ("lockfree", RETAINING, PER_THREAD, HANDLED, NO_TAIL, "optimistic", "sliced",
+                   SLICED_SHARED, SHARED_OBJECT)),
     ("priority queues", ("heap", "cbt", "quickheap")),
 )
 

@@ -27,6 +27,76 @@ def test_lockfree_is_measured_beside_its_retaining_self_and_one_per_thread():
     assert row["pairs"] > 0 and row["timeouts"] == 0 and "puts" not in row  # no shared stats
 
 
+@pytest.mark.parametrize("name", [fb.HANDLED, fb.NO_TAIL])
+def test_lockfree_through_a_handle_is_the_same_queue(name):
+    """The handle diagnostics run lockfree's steps on a shared LockFreeFrontier: every pair's
+    put and get is counted in the frontier's own stats, none is lost, and the list is in shape
+    afterwards (the tail on the last node, though NO_TAIL's gets let it fall behind)."""
+    row = fb.measure(name, 2, 0.05)
+    assert row["pairs"] > 0 and row["timeouts"] == 0
+    assert row["puts"] == row["gets"] == row["pairs"]
+
+
+@pytest.mark.parametrize("read_tail", [True, False])
+def test_a_lockfree_handle_hands_out_every_url_once_in_order(read_tail):
+    """Two threads put distinct URLs and take as many through handles of their own: each URL
+    comes out exactly once, each putter's URLs in its order (FIFO), and the frontier's
+    invariant holds when they are done; closing through the frontier stops the handles' puts."""
+    from frontier import Closed
+    from frontier.lockfree import LockFreeFrontier
+    from labs.lockfree_handles import Handle
+
+    q, n = LockFreeFrontier(), 20000
+    start = threading.Barrier(2)
+    taken: list[list[str]] = [[], []]
+
+    def work(i: int) -> None:
+        h = Handle(q, read_tail=read_tail)
+        start.wait(timeout=10)
+        for k in range(n):
+            h.put(f"{i}/{k}")
+            taken[i].append(url := h.get(timeout=1))  # a lost URL: None after a second
+            if url is None:
+                return
+
+    pool = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(2)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in pool)
+    got = taken[0] + taken[1]
+    assert sorted(got) == sorted(f"{i}/{k}" for i in range(2) for k in range(n))
+    for seq in taken:  # what one thread took from each putter comes in that putter's order
+        for i in range(2):
+            ks = [int(u.split("/")[1]) for u in seq if u.startswith(f"{i}/")]
+            assert ks == sorted(ks)
+    q._check()
+    assert q.stats.puts == q.stats.gets == 2 * n
+    q.close()
+    with pytest.raises(Closed):
+        Handle(q, read_tail=read_tail).put("late")
+
+
+def test_a_put_moves_a_tail_that_fell_behind_the_head():
+    """A get that reads no tail can take the node a putter linked before that putter moved the
+    tail (here: linked by hand, the putter paused), leaving the tail on a node out of the list;
+    the next put moves the tail to the head and links after the last node."""
+    from frontier.lockfree import _OFF_LIST, LockFreeFrontier, _Node
+    from labs.lockfree_handles import Handle
+
+    q = LockFreeFrontier()
+    h = Handle(q, read_tail=False)
+    dummy = q._tail.get()
+    dummy.next.set(_Node("a"))  # a put paused between its link and its tail CAS
+    q._counters.mine().puts += 1  # (its count, as it will make it)
+    assert h.get() == "a"
+    assert dummy.next.get() is _OFF_LIST and q._tail.get() is dummy  # fell behind the head
+    h.put("b")
+    assert h.get() == "b"
+    q._check()
+
+
 @pytest.mark.parametrize("name", [fb.SHARED_READ, fb.SHARED_CAS])
 def test_the_shared_reference_baselines_read_and_write_one_atomic_ref(name, monkeypatch):
     """Each thread calls the shared reference's own methods (counted here), the CAS baseline
