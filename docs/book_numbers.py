@@ -1274,16 +1274,19 @@ FT_SHARED_CAS = "one AtomicRef, CAS by all"  # labs.lab_frontier_bench.SHARED_CA
 # labs.lab_frontier_bench.SHARED_OBJECT
 FT_SHARED_OBJECT = "one shared object, a deque per thread behind it"
 FT_SLICED_SHARED = "sliced, every call on the shared frontier"  # ...lab_frontier_bench
+FT_HANDLED = "lockfree, through a handle of its own"  # labs.lockfree_handles.HANDLED
+FT_NO_TAIL = "lockfree, get reads no tail"  # labs.lockfree_handles.NO_TAIL
 FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
-                "lockfree, nodes left linked", "lockfree, one per thread",
+                "lockfree, nodes left linked", "lockfree, one per thread", FT_HANDLED, FT_NO_TAIL,
                 FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT, FT_SLICED_SHARED)
-FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(11))
+FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(13))
 """The other runs of frontier-bench kept beside free-threaded/frontier-bench: run-0 a first run
 of the same command on 2026-11-26, run-1 to run-5 quick ones, run-6 and run-7 full ones late
 that day (run-7 the main run before the shared-object baseline was added beside sliced), run-8
-to run-10 the main runs before the present one (run-9 the last before sliced had handles,
-run-10 the first with them)."""
-FT_BEFORE = "free-threaded/repeats/run-10/frontier-bench"  # the main run before the present one
+to run-11 the main runs before the present one (run-9 the last before sliced had handles,
+run-10 the first with them), run-12 a full run of the same command on 2026-11-27 at the commit
+before lockfree's handle diagnostics were added, made to look, not declared as the main run."""
+FT_BEFORE = "free-threaded/repeats/run-11/frontier-bench"  # the main run before the present one
 APART = 0.15  # two full runs of the lab at different times should agree within this share
 FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
 
@@ -1538,6 +1541,36 @@ def _ft_shared_ref(rows: Rows) -> str:
             f"operation (on ``head`` or ``tail``) besides work of its own thread's, reached "
             f"{_f(lf)} of the ceiling, {where}; its own code with one queue per thread, "
             f"nothing shared, {one('lockfree, one per thread')}")
+
+
+def _ft_lf_handles(rows: Rows, fb: Rows) -> str:
+    """lockfree's own steps without the sharing its algorithm does not need (scaling.csv, and
+    the 1-thread rates from frontier-bench.csv): through a handle, and with a get that reads no
+    tail, beside lockfree in the same run, each against the goal."""
+    from labs.lab_frontier_bench import CEILING_GOALS
+
+    row = {r["frontier"]: r for r in rows}
+    goal = CEILING_GOALS["lockfree"]
+
+    def rate(name: str) -> float:
+        return statistics.median(float(r["pairs_per_second"])
+                                 for r in _where(fb, frontier=name, threads="1"))
+
+    def one(name: str) -> str:
+        r = row[name]
+        return (f"{_f(float(r['of_ceiling']))} of the ceiling ({_f(float(r['of_ceiling_min']))}"
+                f"-{_f(float(r['of_ceiling_max']))} over the rounds), CPU efficiency "
+                f"{_f(float(r['cpu_efficiency']))}")
+    variants = (FT_HANDLED, FT_NO_TAIL)
+    reached = [n for n in variants if float(row[n]["of_ceiling"]) >= goal]
+    return (f"through a handle of its own, ``lockfree``'s steps ran "
+            f"{_f(rate(FT_HANDLED) / rate('lockfree'))}× its pairs per second at one thread "
+            f"and reached {one(FT_HANDLED)}; with a ``get`` that reads no tail as well, "
+            f"{one(FT_NO_TAIL)}; ``lockfree`` itself, {one('lockfree')}. "
+            + ("Neither reached" if not reached else
+               "Both reached" if len(reached) == 2 else
+               f"Only the {'handle' if reached[0] == FT_HANDLED else 'tail-less get'} reached")
+            + f" ``lockfree``'s goal of {goal} of the ceiling")
 
 
 def _ft_sliced_here(rows: Rows) -> str:
@@ -1854,6 +1887,9 @@ NUMBERS = [
            more=((FT_BEFORE, "scaling"),)),
     Number("ft_shared_ref", "free-threaded/frontier-bench", "scaling", _ft_shared_ref,
            "one shared AtomicRef read, and read and CASed, by two threads, no GIL"),
+    Number("ft_lf_handles", "free-threaded/frontier-bench", "scaling", _ft_lf_handles,
+           "lockfree through a handle, and with a get that reads no tail, beside it, no GIL",
+           beside=("free-threaded/frontier-bench", "frontier-bench")),
     Number("ft_sliced_here", "free-threaded/frontier-bench", "scaling", _ft_sliced_here,
            "sliced's ratio, share of the ceiling and CPU efficiency, no GIL"),
     Number("ft_linked", "free-threaded/frontier-bench", "scaling", _ft_linked,

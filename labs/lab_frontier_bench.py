@@ -390,8 +390,8 @@ def _plot(lab: Lab, rows: list[dict], names: list[str]) -> None:
         series(rax, rows, "threads", "ratio_vs_queue", "frontier", order=mine)
         ax.set_ylabel("pairs/s (log)")
         rax.set_ylabel("vs queue.Queue (log)")
-        ax.set_title(f"{title}: put+get pairs per second", fontsize=10)
-        rax.set_title(f"{title}: ratio against queue.Queue, same round", fontsize=10)
+        ax.set_title(f"{title}: pairs/s", fontsize=9)
+        rax.set_title(f"{title}: vs queue.Queue, same round", fontsize=9)
         rax.axhline(1.0, color="0.3", linewidth=0.8)
         rax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)  # beside
         for a in (ax, rax):
