@@ -1279,13 +1279,14 @@ FT_NO_TAIL = "lockfree, get reads no tail"  # labs.lockfree_handles.NO_TAIL
 FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
                 "lockfree, nodes left linked", "lockfree, one per thread", FT_HANDLED, FT_NO_TAIL,
                 FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT, FT_SLICED_SHARED)
-FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(13))
+FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(15))
 """The other runs of frontier-bench kept beside free-threaded/frontier-bench: run-0 a first run
 of the same command on 2026-11-26, run-1 to run-5 quick ones, run-6 and run-7 full ones late
 that day (run-7 the main run before the shared-object baseline was added beside sliced), run-8
 to run-11 the main runs before the present one (run-9 the last before sliced had handles,
 run-10 the first with them), run-12 a full run of the same command on 2026-11-27 at the commit
-before lockfree's handle diagnostics were added, made to look, not declared as the main run."""
+before lockfree's handle diagnostics were added, made to look, not declared as the main run, and
+run-13 and run-14 two more made after the main run, with them, kept whatever they showed."""
 FT_BEFORE = "free-threaded/repeats/run-11/frontier-bench"  # the main run before the present one
 APART = 0.15  # two full runs of the lab at different times should agree within this share
 FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
@@ -1543,34 +1544,52 @@ def _ft_shared_ref(rows: Rows) -> str:
             f"nothing shared, {one('lockfree, one per thread')}")
 
 
-def _ft_lf_handles(rows: Rows, fb: Rows) -> str:
-    """lockfree's own steps without the sharing its algorithm does not need (scaling.csv, and
-    the 1-thread rates from frontier-bench.csv): through a handle, and with a get that reads no
-    tail, beside lockfree in the same run, each against the goal."""
+def _ft_lf_handles(rows: Rows, fb: Rows, *repeats: Rows) -> str:
+    """lockfree's own steps without the sharing its algorithm does not need (scaling.csv; the
+    1-thread rates from frontier-bench.csv): through a handle, and with a get that reads no
+    tail, beside lockfree, in the run above and over every run that measured them (``repeats``:
+    the scaling.csv of the other runs), each against lockfree's goal in the runs the lab could
+    judge, and whether a variant's median over the runs lies outside lockfree's range."""
     from labs.lab_frontier_bench import CEILING_GOALS
 
-    row = {r["frontier"]: r for r in rows}
     goal = CEILING_GOALS["lockfree"]
+    names = ("lockfree", FT_HANDLED, FT_NO_TAIL)
+    row = {r["frontier"]: r for r in rows}
 
     def rate(name: str) -> float:
         return statistics.median(float(r["pairs_per_second"])
                                  for r in _where(fb, frontier=name, threads="1"))
 
-    def one(name: str) -> str:
+    def here(name: str) -> str:
         r = row[name]
         return (f"{_f(float(r['of_ceiling']))} of the ceiling ({_f(float(r['of_ceiling_min']))}"
-                f"-{_f(float(r['of_ceiling_max']))} over the rounds), CPU efficiency "
+                f"-{_f(float(r['of_ceiling_max']))} over its rounds), CPU efficiency "
                 f"{_f(float(r['cpu_efficiency']))}")
-    variants = (FT_HANDLED, FT_NO_TAIL)
-    reached = [n for n in variants if float(row[n]["of_ceiling"]) >= goal]
+    runs = [{r["frontier"]: r for r in run} for run in (rows, *repeats)
+            if _where(run, frontier=FT_HANDLED)]
+    share = {n: [float(run[n]["of_ceiling"]) for run in runs] for n in names}
+    judged = [run for run in runs if not run["lockfree"]["verdict"].startswith("too busy")]
+    met = {n: sum(float(run[n]["of_ceiling"]) >= goal for run in judged) for n in names}
+    lo, hi = min(share["lockfree"]), max(share["lockfree"])
+    apart = [n for n in names[1:] if not lo <= statistics.median(share[n]) <= hi]
     return (f"through a handle of its own, ``lockfree``'s steps ran "
             f"{_f(rate(FT_HANDLED) / rate('lockfree'))}× its pairs per second at one thread "
-            f"and reached {one(FT_HANDLED)}; with a ``get`` that reads no tail as well, "
-            f"{one(FT_NO_TAIL)}; ``lockfree`` itself, {one('lockfree')}. "
-            + ("Neither reached" if not reached else
-               "Both reached" if len(reached) == 2 else
-               f"Only the {'handle' if reached[0] == FT_HANDLED else 'tail-less get'} reached")
-            + f" ``lockfree``'s goal of {goal} of the ceiling")
+            f"and reached {here(FT_HANDLED)}; with a ``get`` that reads no tail as well, "
+            f"{here(FT_NO_TAIL)}; ``lockfree`` itself, {here('lockfree')}. Over the "
+            f"{len(runs)} runs that measured these rows (the median and range of the runs' "
+            f"shares): ``lockfree`` {_f(statistics.median(share['lockfree']))} "
+            f"({_range(share['lockfree'])}), through a handle "
+            f"{_f(statistics.median(share[FT_HANDLED]))} ({_range(share[FT_HANDLED])}), with "
+            f"no tail read {_f(statistics.median(share[FT_NO_TAIL]))} "
+            f"({_range(share[FT_NO_TAIL])}); of the {len(judged)} the lab could judge, the "
+            f"goal of {goal} was reached in {met['lockfree']}, {met[FT_HANDLED]} and "
+            f"{met[FT_NO_TAIL]} respectively. "
+            + ("Neither variant's median lies outside ``lockfree``'s range: taking out what the "
+               "algorithm does not share moved the share less than one run differs from the "
+               "next" if not apart else
+               "; ".join(f"{'the handle' if n == FT_HANDLED else 'the tail-less get'}'s "
+                         f"median lies {'above' if statistics.median(share[n]) > hi else 'below'}"
+                         " ``lockfree``'s range" for n in apart)))
 
 
 def _ft_sliced_here(rows: Rows) -> str:
@@ -1888,8 +1907,9 @@ NUMBERS = [
     Number("ft_shared_ref", "free-threaded/frontier-bench", "scaling", _ft_shared_ref,
            "one shared AtomicRef read, and read and CASed, by two threads, no GIL"),
     Number("ft_lf_handles", "free-threaded/frontier-bench", "scaling", _ft_lf_handles,
-           "lockfree through a handle, and with a get that reads no tail, beside it, no GIL",
-           beside=("free-threaded/frontier-bench", "frontier-bench")),
+           "lockfree through a handle, and with a get that reads no tail, beside it, over the "
+           "runs that measured them, no GIL",
+           beside=("free-threaded/frontier-bench", "frontier-bench"), more=FT_REPEATS),
     Number("ft_sliced_here", "free-threaded/frontier-bench", "scaling", _ft_sliced_here,
            "sliced's ratio, share of the ceiling and CPU efficiency, no GIL"),
     Number("ft_linked", "free-threaded/frontier-bench", "scaling", _ft_linked,

@@ -476,29 +476,40 @@ def test_the_profile_sentence_adds_up_the_counting_functions_from_growth_csv(boo
 
 
 @pytest.mark.parametrize("handle, no_tail, said", [
-    ("0.60", "0.70", "Neither reached ``lockfree``'s goal of 0.74"),
-    ("0.80", "0.70", "Only the handle reached ``lockfree``'s goal of 0.74"),
-    ("0.60", "0.90", "Only the tail-less get reached ``lockfree``'s goal of 0.74"),
-    ("0.80", "0.90", "Both reached ``lockfree``'s goal of 0.74"),
+    ("0.65", "0.65", "Neither variant's median lies outside ``lockfree``'s range"),
+    ("0.90", "0.65", "the handle's median lies above ``lockfree``'s range"),
+    ("0.90", "0.30", "the handle's median lies above ``lockfree``'s range; the tail-less get's "
+                     "median lies below ``lockfree``'s range"),
 ])
-def test_lockfree_handle_rows_are_judged_from_their_shares(book_numbers, tmp_path, handle,
-                                                           no_tail, said):
-    """ft_lf_handles reads each handle row's share and says which reached lockfree's goal, and
-    the handle's 1-thread rate against lockfree's from frontier-bench.csv."""
+def test_lockfree_handle_rows_are_read_over_the_runs_that_measured_them(
+        book_numbers, tmp_path, handle, no_tail, said):
+    """ft_lf_handles reads the handle rows of every run that has them: each row's median and
+    range over the runs, the goal reached in the runs the lab could judge, and whether a row's
+    median lies outside lockfree's range; the handle's 1-thread rate from frontier-bench.csv."""
     copy = tmp_path / "results"
     shutil.copytree(RESULTS, copy)
     main = copy / "free-threaded" / "frontier-bench"
+    runs = [path for path in [main / "scaling.csv", *(copy / "free-threaded" / "repeats").glob(
+        "run-*/frontier-bench/scaling.csv")]
+        if book_numbers.FT_HANDLED in path.read_text()]
+    assert len(runs) >= 2
 
     def share(row):
-        row["of_ceiling"] = {book_numbers.FT_HANDLED: handle,
+        row["of_ceiling"] = {"lockfree": "0.65", book_numbers.FT_HANDLED: handle,
                              book_numbers.FT_NO_TAIL: no_tail}.get(row["frontier"],
                                                                    row["of_ceiling"])
+        row["verdict"] = "" if row["frontier"] != "lockfree" else "is below the goal"
 
     def rate(row):
         if row["threads"] == "1" and row["frontier"] in ("lockfree", book_numbers.FT_HANDLED):
             row["pairs_per_second"] = "300.0" if row["frontier"] == "lockfree" else "450.0"
-    _rewrite(main / "scaling.csv", share)
+    for path in runs:
+        _rewrite(path, share)
     _rewrite(main / "frontier-bench.csv", rate)
     text = book_numbers.values(copy)["ft_lf_handles"]
     assert said in text and "ran 1.50× its pairs per second at one thread" in text
-    assert f"reached {handle} of the ceiling" in text and f"as well, {no_tail} of" in text
+    assert f"Over the {len(runs)} runs that measured these rows" in text
+    assert f"through a handle {handle} ({handle})" in text
+    reached = [len(runs) * (float(x) >= 0.74) for x in ("0.65", handle, no_tail)]
+    assert (f"of the {len(runs)} the lab could judge, the goal of 0.74 was reached in "
+            f"{reached[0]}, {reached[1]} and {reached[2]} respectively") in text
