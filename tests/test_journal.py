@@ -27,10 +27,10 @@ PAGES, SITES = 300, 3
 
 
 def crawl_cmd(web: CountingWeb, state, *, threads: int = 4, commit_every: int = 8,
-              frontier: str = "monitor", seeds=None) -> list[str]:
+              frontier: str = "monitor", seeds=None, out=None) -> list[str]:
     cmd = [sys.executable, "-m", "crawlers", "crawl", "--json", "--frontier", frontier,
            "--threads", str(threads), "--politeness", "0.001", "--state", str(state),
-           "--commit-every", str(commit_every)]
+           "--commit-every", str(commit_every), *(["--out", str(out)] if out else [])]
     for s in seeds if seeds is not None else web.seeds:
         cmd += ["--seed-url", s]
     return cmd
@@ -40,6 +40,18 @@ def finish(cmd: list[str]) -> dict:
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
+
+
+def assert_each_page_once(out, urls: set[str]) -> None:
+    """``--out`` of a crawl killed and resumed: every page of the web in ``pages.jsonl`` once,
+    and each page's edges in ``edges.txt`` as many times as its record says it had links."""
+    records = [json.loads(line) for line in (out / "pages.jsonl").read_text().splitlines()]
+    assert sorted(r["url"] for r in records) == sorted(urls)
+    edges: dict[str, int] = {}
+    for line in (out / "edges.txt").read_text().splitlines():
+        source = line.split(" ")[0]
+        edges[source] = edges.get(source, 0) + 1
+    assert edges == {r["url"]: r["links"] for r in records if r["links"]}
 
 
 def kill_after(cmd: list[str], web: CountingWeb, requests: int) -> None:
@@ -62,7 +74,7 @@ def test_kill_minus_9_then_resume_loses_nothing_and_refetches_within_the_bound(t
     at = rng.randrange(20, PAGES - 40)
     with CountingWeb(pages=PAGES, sites=SITES, seed=seed) as web:
         cmd = crawl_cmd(web, tmp_path / "state", threads=threads, commit_every=commit_every,
-                        frontier=frontier)
+                        frontier=frontier, out=tmp_path / "out")
         kill_after(cmd, web, at)
         before = web.counts
         report = finish(cmd)
@@ -79,18 +91,21 @@ def test_kill_minus_9_then_resume_loses_nothing_and_refetches_within_the_bound(t
     # what the first session fetched beyond its last commit is all that was redone
     assert report["resumed"] >= served_before - bound
     assert report["stopped_by"] == "exhausted"
+    assert_each_page_once(tmp_path / "out", web.urls)  # and --out holds each page once
 
 
 def test_two_kills_then_resume_stay_within_the_summed_bound(tmp_path):
     threads, commit_every = 4, 16
     with CountingWeb(pages=PAGES, sites=SITES, seed=7) as web:
-        cmd = crawl_cmd(web, tmp_path / "state", threads=threads, commit_every=commit_every)
+        cmd = crawl_cmd(web, tmp_path / "state", threads=threads, commit_every=commit_every,
+                        out=tmp_path / "out")
         kill_after(cmd, web, 80)
         kill_after(cmd, web, web.total + 80)
         report = finish(cmd)
         counts = web.counts
     extra = sum(n - 1 for n in counts.values())
     assert set(counts) == web.urls and report["unique_pages"] == PAGES
+    assert_each_page_once(tmp_path / "out", web.urls)
     assert report["refetch_bound"] == 2 * (threads + commit_every)
     assert extra <= report["refetched"] <= report["refetch_bound"]
 

@@ -66,7 +66,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("output")
     g.add_argument("--json", action="store_true", help="print one JSON object, no progress")
     g.add_argument("--out", metavar="DIR",
-                   help="write pages.jsonl, edges.txt and summary.json to DIR as the crawl goes")
+                   help="write pages.jsonl, edges.txt and summary.json to DIR as the crawl goes "
+                   "(resuming a --state crawl, the pages of its earlier sessions are kept)")
     add_reference_argument(g)
     g.add_argument("--timeline", metavar="FILE",
                    help="record where each thread's time goes (fetch, lock, not_empty, not_full, "
@@ -131,8 +132,13 @@ def run(args: argparse.Namespace) -> int:
             if journal is not None:  # refused before --out is opened (and emptied)
                 journal.check_seeds(target.seeds)
             if args.out is not None:
+                done = None if journal is None or journal.fresh else journal.done_urls()
                 with _naming("--out"):
-                    sink = CrawlOutput(args.out)
+                    sink = CrawlOutput(args.out, keep=done)
+                if done and sink.kept < len(done):
+                    print(f"crawlab crawl: note: {args.out} holds {sink.kept} of the "
+                          f"{len(done)} pages fetched in earlier sessions; the journal in "
+                          f"{args.state} holds them all", file=sys.stderr)
             crawler = Crawler(
                 target.fetcher, f, target.seeds, threads=args.threads, when_full=when_full,
                 in_scope=target.in_scope, robots_allowed=target.robots_allowed,

@@ -292,6 +292,17 @@ class Journal:
         self._flusher.start()
         return restored
 
+    def done_urls(self) -> set[str]:
+        """The URLs fetched in committed earlier sessions (empty for a fresh journal): a
+        resumed crawl's output keeps their lines (:class:`~crawlers.crawl.output.CrawlOutput`).
+        O(URLs done)."""
+        if self.fresh:
+            return set()
+        try:
+            return {r[0] for r in self._db.execute("SELECT url FROM url WHERE done")}
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
+
     def check_seeds(self, urls: Iterable[str]) -> bool:
         """Whether the journal already began a crawl from ``urls`` (``False``: none began);
         seeds of another crawl are a :class:`JournalError`. Lets a caller refuse a journal

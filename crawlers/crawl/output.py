@@ -4,6 +4,12 @@
 pair per discovered link (the plain edge-list format every crawlab tool reads). Both are written
 line by line and flushed after every page, so a crawl stopped by Ctrl-C, an error or a kill
 loses at most the page being written. ``summary.json`` is written by :meth:`CrawlOutput.close`.
+
+A resumed crawl continues the files of its earlier sessions. The BSP crawl knows where they
+ended (``resume_at``, offsets in its journal); the threaded crawl knows which pages its journal
+holds as fetched (``keep``): their lines are kept, and lines of any other page (fetched by a
+session that died before its journal committed the page, so fetched again now) and a line cut
+short by the kill are dropped, so each page is in the files once.
 """
 
 from __future__ import annotations
@@ -26,19 +32,25 @@ class CrawlOutput:
     and flushes, so lines from different robots never interleave.
     """
 
-    def __init__(self, directory: str | Path, resume_at: tuple[int, int] | None = None) -> None:
+    def __init__(self, directory: str | Path, resume_at: tuple[int, int] | None = None,
+                 keep: set[str] | None = None) -> None:
         """``resume_at``: the :meth:`offsets` of an earlier session to continue from (what
-        was written after them, by a session that died, is cut off); default: start afresh."""
+        was written after them, by a session that died, is cut off); ``keep``: the page URLs
+        whose lines to keep from earlier sessions (see the module docstring; :attr:`kept`
+        counts the pages kept); neither: start afresh. O(size of the files kept)."""
         self.dir = Path(directory)
+        self.kept = 0
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             files = []
             for name, offset in zip(("pages.jsonl", "edges.txt"), resume_at or (None, None)):
-                if offset is None:
-                    files.append(open(self.dir / name, "w", encoding="utf-8"))
-                else:
+                if offset is not None:
                     os.truncate(self.dir / name, offset)
-                    files.append(open(self.dir / name, "a", encoding="utf-8"))
+                elif keep is not None:
+                    kept = _keep(self.dir / name, keep, page=name == "pages.jsonl")
+                    self.kept = kept if name == "pages.jsonl" else self.kept
+                mode = "w" if offset is None and keep is None else "a"
+                files.append(open(self.dir / name, mode, encoding="utf-8"))
             self._pages, self._edges = files
         except OSError as exc:
             raise ValueError(f"cannot write to {directory}: {exc.strerror}") from None
@@ -84,3 +96,31 @@ class CrawlOutput:
             for f in (self._pages, self._edges):
                 if not f.closed:
                     f.close()
+
+
+def _keep(path: Path, urls: set[str], page: bool) -> int:
+    """Rewrite ``path`` with only its whole lines that belong to a page in ``urls`` (a
+    ``pages.jsonl`` record's ``url`` if ``page``, else an edge's source); returns how many
+    lines were kept. Written to a temporary file, then renamed over ``path``: a kill leaves
+    the old file or the new, never half of one. A missing file keeps nothing."""
+    if not path.exists():
+        return 0
+    kept = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if not line.endswith("\n"):  # cut short by a kill
+                continue
+            if page:
+                try:
+                    url = json.loads(line).get("url")
+                except (ValueError, AttributeError):
+                    continue
+            else:
+                url = line.split(" ", 1)[0]
+            if url in urls:
+                kept.append(line)
+    tmp = path.with_name(path.name + ".resume")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.writelines(kept)
+    os.replace(tmp, path)
+    return len(kept)

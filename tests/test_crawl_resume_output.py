@@ -1,0 +1,83 @@
+"""A resumed ``crawlab crawl --state DIR --out OUT`` keeps its earlier sessions' pages in OUT.
+
+A crawl never loses what it already fetched: the journal keeps which pages were fetched, and
+the output folder keeps their lines. A resume keeps the lines of every page the journal holds
+as fetched, drops the lines of pages it does not (fetched by a session that died before their
+commit, so fetched again) and a line cut short by a kill, and appends: each page once."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from crawlers.cli import main
+from crawlers.crawl.output import CrawlOutput
+
+WEB = ["--sim", "--pages", "200", "--sites", "4", "--latency", "0"]
+
+
+def crawl(capsys, *argv: str) -> tuple[int, str]:
+    """Run ``crawlab crawl WEB ARGV --json``: the exit status and stderr."""
+    status = main(["crawl", *WEB, "--json", *argv])
+    _, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return status, err
+
+
+def pages(out) -> list[str]:
+    return [json.loads(line)["url"] for line in (out / "pages.jsonl").read_text().splitlines()]
+
+
+def done(state) -> set[str]:
+    with sqlite3.connect(state / "journal.sqlite") as db:
+        return {u for (u,) in db.execute("SELECT url FROM url WHERE done")}
+
+
+def test_a_resumed_crawl_keeps_the_pages_of_its_earlier_session(capsys, tmp_path):
+    state, out = tmp_path / "state", tmp_path / "out"
+    assert crawl(capsys, "--max-pages", "10", "--state", str(state), "--out", str(out))[0] == 0
+    first, first_edges = pages(out), (out / "edges.txt").read_text().splitlines()
+    assert len(first) == 10
+    status, err = crawl(capsys, "--max-pages", "20", "--state", str(state), "--out", str(out))
+    assert status == 0 and "note" not in err, err
+    now = pages(out)
+    assert now[:10] == first  # the earlier session's lines first, untouched
+    assert len(now) == len(set(now)) == len(done(state)) > 10  # each fetched page once
+    edges = (out / "edges.txt").read_text().splitlines()
+    assert edges[:len(first_edges)] == first_edges
+    assert {e.split(" ")[0] for e in edges} <= set(now)
+
+
+def test_an_out_folder_without_the_earlier_pages_is_said(capsys, tmp_path):
+    """The first session wrote no output: the resumed one says how many of the fetched pages
+    its folder holds, and where all of them are."""
+    state, out = tmp_path / "state", tmp_path / "out"
+    assert crawl(capsys, "--max-pages", "10", "--state", str(state))[0] == 0
+    status, err = crawl(capsys, "--max-pages", "5", "--state", str(state), "--out", str(out))
+    assert status == 0
+    assert f"{out} holds 0 of the 10 pages fetched in earlier sessions" in err
+    assert f"the journal in {state} holds them all" in err
+
+
+def test_lines_of_pages_the_journal_does_not_hold_are_dropped(tmp_path):
+    """What a killed session left: lines of a committed page (kept), of a page whose commit
+    never came (dropped: it is fetched again), and a line cut short (dropped); new lines are
+    appended after the kept ones."""
+    (tmp_path / "pages.jsonl").write_text(
+        '{"url":"http://a/1","status":200}\n{"url":"http://a/2","status":200}\n{"url":"htt')
+    (tmp_path / "edges.txt").write_text(
+        "http://a/1 http://a/2\nhttp://a/1 http://a/3\nhttp://a/2 http://a/4\nhttp://a/1 http")
+    sink = CrawlOutput(tmp_path, keep={"http://a/1"})
+    sink.edges("http://a/2", ["http://a/5"])
+    sink.close()
+    assert sink.kept == 1
+    assert (tmp_path / "pages.jsonl").read_text() == '{"url":"http://a/1","status":200}\n'
+    assert (tmp_path / "edges.txt").read_text() == (
+        "http://a/1 http://a/2\nhttp://a/1 http://a/3\nhttp://a/2 http://a/5\n")
+    assert not list(tmp_path.glob("*.resume"))
+
+
+def test_a_fresh_crawl_starts_its_folder_afresh(tmp_path):
+    (tmp_path / "pages.jsonl").write_text('{"url":"http://a/1"}\n')
+    CrawlOutput(tmp_path).close()
+    assert (tmp_path / "pages.jsonl").read_text() == ""
