@@ -81,3 +81,57 @@ def test_a_fresh_crawl_starts_its_folder_afresh(tmp_path):
     (tmp_path / "pages.jsonl").write_text('{"url":"http://a/1"}\n')
     CrawlOutput(tmp_path).close()
     assert (tmp_path / "pages.jsonl").read_text() == ""
+
+
+# -- the served web: a --state crawl serves on ports a resume can serve on again -------------
+
+SERVED = ["--pages", "200", "--sites", "3", "--latency", "0"]
+
+
+def served(capsys, *argv: str) -> tuple[int, dict, str]:
+    """``crawlab crawl SERVED ARGV --json`` (the default, served web): status, report, stderr."""
+    status = main(["crawl", *SERVED, "--json", *argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return status, json.loads(out) if status == 0 else {}, err
+
+
+def test_a_crawl_of_the_served_web_resumes_on_the_ports_its_journal_names(capsys, tmp_path):
+    state, out = tmp_path / "state", tmp_path / "out"
+    status, first, err = served(capsys, "--max-pages", "20", "--state", str(state),
+                                "--out", str(out))
+    assert status == 0, err
+    seeds = json.loads(sqlite3.connect(state / "journal.sqlite").execute(
+        "SELECT value FROM meta WHERE key='seeds'").fetchone()[0])
+    status, report, err = served(capsys, "--state", str(state), "--out", str(out))
+    assert status == 0, err
+    assert report["resumed"] == 20 and report["unique_pages"] == 200
+    assert sorted(pages(out)) == sorted(done(state)) and len(done(state)) == 200
+    assert {u.split("/")[2] for u in pages(out)} == {s.split("/")[2] for s in seeds}
+
+
+def test_a_resume_whose_ports_are_taken_is_refused_naming_them(capsys, tmp_path):
+    import socket
+
+    state = tmp_path / "state"
+    assert served(capsys, "--max-pages", "5", "--state", str(state))[0] == 0
+    seeds = json.loads(sqlite3.connect(state / "journal.sqlite").execute(
+        "SELECT value FROM meta WHERE key='seeds'").fetchone()[0])
+    base = int(seeds[0].split(":")[2].split("/")[0])
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", base + 1))
+        status, _, err = served(capsys, "--state", str(state))
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"ports {base}-{base + 2}" in err and "in use now" in err and "--state" in err
+
+
+def test_a_journal_of_ports_that_cannot_be_served_again_is_refused(capsys, tmp_path):
+    """A journal whose seed URLs name scattered ports (an older crawlab served on any free
+    ports) cannot resume: one line says so, instead of 'another crawl'."""
+    state = tmp_path / "state"
+    assert served(capsys, "--max-pages", "5", "--state", str(state))[0] == 0
+    with sqlite3.connect(state / "journal.sqlite") as db:
+        db.execute("UPDATE meta SET value=? WHERE key='seeds'", (json.dumps(
+            [f"http://127.0.0.1:{p}/p0.html" for p in (40001, 40007, 40003)]),))
+    status, _, err = served(capsys, "--state", str(state))
+    assert status == 2 and "name no ports the served web can bind again" in err, err

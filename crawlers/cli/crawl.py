@@ -76,7 +76,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("crash safety")
     g.add_argument("--state", metavar="DIR",
                    help="keep the crawl's state in a journal in DIR (SQLite, WAL); started again "
-                   "with the same DIR, the crawl resumes after a crash or a stop")
+                   "with the same DIR, the crawl resumes after a crash or a stop (the served "
+                   "web on the same ports again)")
     g.add_argument("--commit-every", type=positive_int, metavar="N",
                    help="group commit: journal N pages per commit (one fsync); a crash re-fetches "
                    "at most threads + N pages (default: 64)")
@@ -125,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
                   "alone, and recording these flags from now on", file=sys.stderr)
     elif args.commit_every is not None or args.commit_ms is not None:
         raise ValueError("--commit-every and --commit-ms need --state (there is no journal)")
+    if journal is not None and opts.kind == "served":
+        opts.port_base = _served_ports(journal, opts.sites, args.state)
     sink = None
     report = None
     try:
@@ -169,6 +172,32 @@ def run(args: argparse.Namespace) -> int:
         print(file=sys.stderr)
         print_report(report)
     return 0
+
+
+def _served_ports(journal, sites: int, state: str) -> int:
+    """The port base of the served web that a ``--state`` crawl runs on: the one its
+    journal's seed URLs name, when it resumes (refused if those ports are taken now); else a
+    free one, so that a resumed crawl can serve the same URLs again. O(sites)."""
+    from urllib.parse import urlsplit
+
+    from crawlers.web.server import ServerError, free_port_base, ports_free
+
+    seeds = journal.seeds()
+    if not seeds:
+        try:
+            return free_port_base(sites)
+        except ServerError as exc:
+            raise ValueError(f"--state: {exc}") from None
+    ports = [urlsplit(u).port for u in seeds]
+    base = ports[0]
+    if base is None or ports != list(range(base, base + len(ports))):
+        raise ValueError(f"--state: the seed URLs in {state} name no ports the served web can "
+                         "bind again (a journal of an older crawlab): it cannot resume; remove "
+                         "it to start afresh")
+    if not ports_free(base, len(ports)):
+        raise ValueError(f"--state: ports {base}-{base + len(ports) - 1}, which the URLs in "
+                         f"{state} name, are in use now: free them to resume this crawl")
+    return base
 
 
 def _defining(opts) -> dict:

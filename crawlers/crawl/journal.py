@@ -312,6 +312,16 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
 
+    def seeds(self) -> list[str] | None:
+        """The seed URLs the journal's crawl began from (``None``: no crawl began yet). O(1)."""
+        if self.fresh:
+            return None
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key='seeds'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
+        return None if row is None else json.loads(row[0])
+
     def _check_seeds(self, urls: list[str]) -> bool:
         row = self._db.execute("SELECT value FROM meta WHERE key='seeds'").fetchone()
         if row is None:

@@ -55,6 +55,7 @@ class WebOptions:
     politeness: float = 1.0  # seconds between requests to one site (--seed-url); 0: none
     threads: int = 8  # sizes the HTTP connection pool
     policy: Policy = field(default_factory=Policy)  # the limits against a hostile web
+    port_base: int | None = None  # the served web's site 0 port (site i on +i); None: any ports
 
 
 @dataclass
@@ -119,7 +120,8 @@ def open_target(opts: WebOptions) -> Iterator[Target]:
         return
     from crawlers.web.server import WebServer
 
-    with WebServer(web, latency=opts.latency, jitter=jitter, seed=opts.seed) as server:
+    with WebServer(web, latency=opts.latency, jitter=jitter, seed=opts.seed,
+                   port_base=opts.port_base) as server:
         addressing = server.addressing
         fetcher = HttpFetcher(parser=opts.parser, pool_size=max(8, opts.threads),
                               policy=opts.policy)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import random
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -83,6 +85,36 @@ def process_cpu_seconds(pid: int, children: bool = False) -> float | None:
         return (int(fields[first]) + int(fields[first + 1])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return None
+
+
+def ports_free(base: int, n: int) -> bool:
+    """Whether ports ``base`` .. ``base + n - 1`` of 127.0.0.1 can be bound now (each is bound
+    and let go: another program may still take one before the server does). O(n)."""
+    taken = []
+    try:
+        for port in range(base, base + n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            taken.append(s)
+            s.bind((HOST, port))
+        return True
+    except OSError:
+        return False
+    finally:
+        for s in taken:
+            s.close()
+
+
+def free_port_base(n: int, tries: int = 50, rng: random.Random | None = None) -> int:
+    """A port base for ``n`` sites (``WebServer(port_base=...)``) whose ports are free now,
+    drawn at random below the kernel's usual ephemeral range; :class:`ServerError` if
+    ``tries`` draws find none. A crawl that must come back to the same addresses (a journal)
+    serves on one: its URLs then name ports that the resumed crawl can serve on again."""
+    rng = rng or random.Random()
+    for _ in range(tries):
+        base = rng.randrange(20000, 32000 - n)
+        if ports_free(base, n):
+            return base
+    raise ServerError(f"no {n} free consecutive ports found on {HOST} in {tries} tries")
 
 
 def describe_os_error(exc: OSError, config: ServerConfig) -> str:
