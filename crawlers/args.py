@@ -19,8 +19,11 @@ from typing import TypeVar
 __all__ = [
     "EXIT_USAGE",
     "MAX_PAGES",
+    "MAX_PROCS",
+    "MAX_RUNS",
     "MAX_SECONDS",
     "MAX_SEED",
+    "MAX_THREADS",
     "OneLineParser",
     "at_most",
     "non_negative",
@@ -44,6 +47,16 @@ MAX_PAGES = 5_000_000
 
 #: The largest seed KaHyPar takes (a C ``int``): ``crawlab partition --seed`` and the labs'.
 MAX_SEED = 2**31 - 1
+
+#: The most robot threads a crawl starts (``crawl --threads``, ``bsp --robots``): each is an OS
+#: thread with its own stack and connection, and a crawl of 16 already saturates two cores.
+MAX_THREADS = 1024
+
+#: The most worker processes of a BSP crawl (``bsp --procs``): each is a Python process.
+MAX_PROCS = 256
+
+#: The most runs (or rounds) a search or a lab's ``--runs`` makes: a day's work at the least.
+MAX_RUNS = 1_000_000
 
 _T = TypeVar("_T", int, float)
 

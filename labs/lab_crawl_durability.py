@@ -24,7 +24,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from crawlers.args import positive_int
+from crawlers.args import MAX_RUNS, at_most, positive_int
 from crawlers.crawl.crawler import Crawler
 from crawlers.crawl.journal import Journal
 from crawlers.web.simfetch import SimulatedFetcher
@@ -39,7 +39,7 @@ def _flags(parser) -> None:
     parser.add_argument("--latency", type=float, default=0.005, help="mean latency L (s)")
     parser.add_argument("--group", type=positive_int, default=64, metavar="N",
                         help="commit_every of the group-commit mode (default: 64)")
-    parser.add_argument("--runs", type=positive_int, default=None,
+    parser.add_argument("--runs", type=at_most(positive_int, MAX_RUNS), default=None,
                         help="runs per configuration (default: 3, 5 without --quick)")
 
 

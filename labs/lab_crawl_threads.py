@@ -26,7 +26,7 @@ import statistics
 from pathlib import Path
 
 import frontier
-from crawlers.args import positive_int
+from crawlers.args import MAX_RUNS, at_most, positive_int
 from labs.crawlbench import cpu_ceiling, make_web, sim_crawl, steady_rate, summary
 from labs.harness import (
     Lab,
@@ -46,7 +46,7 @@ def _flags(parser) -> None:
     parser.add_argument("--from-csv", type=Path, metavar="DIR",
                         help="measure nothing: draw the figure again from the CSVs this lab "
                         "wrote in DIR (stamped with their machine, date and commit)")
-    parser.add_argument("--runs", type=positive_int, default=None,
+    parser.add_argument("--runs", type=at_most(positive_int, MAX_RUNS), default=None,
                         help="crawls per point of the zero-latency panel, the same for every "
                         "frontier (default: 1 in --quick, 3)")
 

@@ -191,3 +191,46 @@ def test_generated_web_seed_is_named_when_refused(capsys, no_crawl, command, see
     """``--seed -1`` reached the web generator, whose message named no flag."""
     line = refused(capsys, [command, "--sim", "--seed", seed], "--seed")
     assert "argument --seed" in line
+
+
+# -- threads, processes, runs and seeds ----------------------------------------------------------
+
+@pytest.mark.parametrize("argv, flag, limit", [
+    (["crawl", "--sim", "--max-pages", "30", "--json", "--threads", "100000"], "--threads",
+     "MAX_THREADS"),
+    (["bsp", "--sim", "--max-pages", "30", "--json", "--robots", "100000"], "--robots",
+     "MAX_THREADS"),
+    (["bsp", "--sim", "--max-pages", "30", "--json", "--procs", "100000"], "--procs",
+     "MAX_PROCS"),
+])
+def test_threads_and_processes_have_a_limit(capsys, no_crawl, argv, flag, limit):
+    """A crawl that would start a hundred thousand threads or processes is refused before it
+    starts one."""
+    import crawlers.args
+
+    line = refused(capsys, argv, flag)
+    assert f"at most {getattr(crawlers.args, limit)}" in line
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["explore", "monitor", "--random", "--runs", "99999999999999", "--scenario",
+      "lost-update"], "--runs"),
+    (["explore", "monitor", "--random", "--seed", "99999999999999999999", "--runs", "1",
+      "--scenario", "lost-update"], "--seed"),
+    (["linearize", "monitor", "--runs", "99999999999999"], "--runs"),
+    (["linearize", "monitor", "--seed", "99999999999999999999"], "--seed"),
+    (["linearize", "monitor", "--seed", "-1"], "--seed"),
+])
+def test_searches_have_a_limit_on_runs_and_seeds(capsys, monkeypatch, argv, flag):
+    import frontier.check.linearize as lin
+    import frontier.check.pct as pct
+
+    monkeypatch.setattr(pct, "search", _started)
+    monkeypatch.setattr(lin, "record", _started)
+    refused(capsys, argv, flag)
+
+
+@pytest.mark.parametrize("lab", ["crawl-threads", "crawl-durability"])
+def test_a_labs_runs_have_a_limit(capsys, lab):
+    line = refused(capsys, ["lab", lab, "--runs", "99999999999999"], "--runs")
+    assert "at most 1000000" in line

@@ -21,7 +21,15 @@ import argparse
 import json
 import sys
 
-from crawlers.args import MAX_SECONDS, at_most, non_negative_int, positive, positive_int
+from crawlers.args import (
+    MAX_PROCS,
+    MAX_SECONDS,
+    MAX_THREADS,
+    at_most,
+    non_negative_int,
+    positive,
+    positive_int,
+)
 from crawlers.cli.webflags import (
     add_reference_argument,
     add_web_arguments,
@@ -38,10 +46,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from crawlers.bsp.driver import BACKENDS
 
     g = p.add_argument_group("workers")
-    g.add_argument("--procs", "-P", type=positive_int, default=2, metavar="P",
-                   help="worker processes (default: 2)")
-    g.add_argument("--robots", type=positive_int, default=4, metavar="r",
-                   help="robot threads per worker (default: 4)")
+    g.add_argument("--procs", "-P", type=at_most(positive_int, MAX_PROCS), default=2,
+                   metavar="P", help=f"worker processes (default: 2, at most {MAX_PROCS})")
+    g.add_argument("--robots", type=at_most(positive_int, MAX_THREADS), default=4, metavar="r",
+                   help=f"robot threads per worker (default: 4, at most {MAX_THREADS})")
     g.add_argument("--R", type=positive_int, default=64, metavar="R", dest="R",
                    help="URLs each worker extracts per superstep (default: 64)")
     g.add_argument("--frontier", default="cbt", metavar="NAME",

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from crawlers.args import (
     MAX_SECONDS,
+    MAX_THREADS,
     at_most,
     non_negative_int,
     positive,
@@ -39,8 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--frontier", default="monitor", metavar="NAME",
                    help="frontier strategy (see `crawlab frontiers`; default: monitor), or "
                    "your own class as FILE.py:CLASS")
-    g.add_argument("--threads", type=positive_int, default=8, metavar="R",
-                   help="robot threads (default: 8)")
+    g.add_argument("--threads", type=at_most(positive_int, MAX_THREADS), default=8, metavar="R",
+                   help=f"robot threads (default: 8, at most {MAX_THREADS})")
     g.add_argument("--capacity", type=at_most(positive_int, MAX_CAPACITY),
                    help=f"capacity of a bounded frontier (default: {frontier.DEFAULT_CAPACITY}, "
                    f"the paper's; at most {MAX_CAPACITY})")
@@ -61,7 +62,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("when to stop")
     g.add_argument("--seconds", type=at_most(positive, MAX_SECONDS, "a year"), metavar="S",
                    help="time slice (the paper's was 3 s); default: until the web is exhausted")
-    g.add_argument("--max-pages", type=positive_int, metavar="N", help="page budget")
+    g.add_argument("--max-pages", type=positive_int, metavar="N",
+                   help="page budget (a resumed --state crawl counts the pages of this session)")
     add_web_arguments(p)
     g = p.add_argument_group("output")
     g.add_argument("--json", action="store_true", help="print one JSON object, no progress")

@@ -44,7 +44,15 @@ import json
 import sys
 from pathlib import Path
 
-from crawlers.args import MAX_SECONDS, at_most, non_negative, non_negative_int, positive_int
+from crawlers.args import (
+    MAX_RUNS,
+    MAX_SECONDS,
+    MAX_SEED,
+    at_most,
+    non_negative,
+    non_negative_int,
+    positive_int,
+)
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -92,9 +100,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="--pct: the bug depth sought, D - 1 priority changes (default: 3 for "
                         "the close scenario, whose race needs two changes, and the "
                         f"if-monitor's lost wake-up, else 2; at most {MAX_DEPTH})")
-    p.add_argument("--runs", type=positive_int, metavar="N",
+    p.add_argument("--runs", type=at_most(positive_int, MAX_RUNS), metavar="N",
                    help=f"--pct/--random: runs per scenario at most (default {RUNS})")
-    p.add_argument("--seed", type=non_negative_int, metavar="S",
+    p.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED), metavar="S",
                    help="--pct/--random: the seed of the first run (run i: S + i)")
     p.add_argument("--outcomes", action="store_true",
                    help="run every interleaving and tabulate the end states (ACCEPTABLE or "

@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from crawlers.args import at_most, positive_int, probability
+from crawlers.args import MAX_RUNS, MAX_SEED, at_most, non_negative_int, positive_int, probability
 
 __all__ = ["HELP", "add_arguments", "not_linearizable", "run"]
 
@@ -52,9 +52,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"{MAX_THREADS})")
     p.add_argument("--ops", type=at_most(positive_int, MAX_OPS), default=lin.DEFAULT_OPS,
                    help=f"operations per thread (default {lin.DEFAULT_OPS}, at most {MAX_OPS})")
-    p.add_argument("--runs", type=positive_int, default=lin.DEFAULT_RUNS,
+    p.add_argument("--runs", type=at_most(positive_int, MAX_RUNS), default=lin.DEFAULT_RUNS,
                    help=f"histories recorded and checked (default {lin.DEFAULT_RUNS})")
-    p.add_argument("--seed", type=int, default=0, help="seed of the operation mix (default 0)")
+    p.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED), default=0,
+                   help="seed of the operation mix (default 0)")
     p.add_argument("--noise", type=probability, default=lin.DEFAULT_NOISE, metavar="P",
                    help="chance of a yield before each line of the frontier's code, which makes "
                         f"races show (0: none; default {lin.DEFAULT_NOISE})")
