@@ -31,9 +31,15 @@ NO_TAIL = "lockfree, get reads no tail"
 class Handle:
     """One thread's way into a :class:`LockFreeFrontier`, made by that thread and used by it
     only. ``put`` O(1) plus a retry per concurrent success; ``get`` O(1) likewise, and when the
-    queue is empty it waits as the frontier's own ``get`` does. The frontier's invariant holds
-    when quiescent (:meth:`LockFreeFrontier._check`): a tail that fell behind is moved on by the
-    next ``put``, whose own CAS leaves it on the last node."""
+    queue is empty it waits as the frontier's own ``get`` does. It always unlinks a node it
+    takes out (as ``LockFreeFrontier()`` does by default).
+
+    With ``read_tail=False``, put and get only through such handles: the tail may fall behind
+    the head, which the frontier's own ``put``, ``put_many`` and ``close`` do not expect (its
+    invariant is that the tail never does), so a frontier measured that way is not used
+    again. A handle's ``put`` moves a fallen tail to the head before it links, and when every
+    put that linked a node has also moved the tail (quiescence), the tail is on the last node
+    and :meth:`LockFreeFrontier._check` holds."""
 
     def __init__(self, frontier: LockFreeFrontier, read_tail: bool = True) -> None:
         self.frontier = frontier

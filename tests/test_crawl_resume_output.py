@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 from crawlers.cli import main
 from crawlers.crawl.output import CrawlOutput
 
@@ -122,7 +124,8 @@ def test_a_resume_whose_ports_are_taken_is_refused_naming_them(capsys, tmp_path)
         taken.bind(("127.0.0.1", base + 1))
         status, _, err = served(capsys, "--state", str(state))
     assert status == 2 and len(err.strip().splitlines()) == 1, err
-    assert f"ports {base}-{base + 2}" in err and "in use now" in err and "--state" in err
+    assert f"port {base + 1}, one of the ports {base}-{base + 2}" in err and "in use" in err
+    assert "--state" in err
 
 
 def test_a_journal_of_ports_that_cannot_be_served_again_is_refused(capsys, tmp_path):
@@ -134,4 +137,80 @@ def test_a_journal_of_ports_that_cannot_be_served_again_is_refused(capsys, tmp_p
         db.execute("UPDATE meta SET value=? WHERE key='seeds'", (json.dumps(
             [f"http://127.0.0.1:{p}/p0.html" for p in (40001, 40007, 40003)]),))
     status, _, err = served(capsys, "--state", str(state))
-    assert status == 2 and "name no ports the served web can bind again" in err, err
+    assert status == 2 and "name ports the served web cannot bind again" in err, err
+
+
+def test_ports_in_time_wait_are_free_to_the_server():
+    """A port whose closed connection waits in TIME-WAIT is free to a server that binds with
+    SO_REUSEADDR, as the served web does: a resume right after a crawl is not refused."""
+    import socket
+
+    from crawlers.web.server import first_taken
+
+    with socket.socket() as server:
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        conn, _ = server.accept()
+        conn.close()  # the server's side closes first: its end waits in TIME-WAIT
+        client.close()
+    assert first_taken(port, 1) is None
+    with socket.socket() as holder:
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind(("127.0.0.1", port))
+        holder.listen()
+        assert first_taken(port - 1, 3) in (port - 1, port)
+
+
+@pytest.mark.parametrize("seeds, said", [
+    ("[1, 2, 3]", "its seeds are not a list of URLs"),
+    ("null", "its seeds are not a list of URLs"),
+    ("not json", "its seeds are not a list of URLs"),
+    ('["http://127.0.0.1:70000/p0.html"]', "journal of another crawl"),
+    ('["http://site0.example/p0.html"]', "journal of another crawl"),
+])
+def test_hand_edited_seeds_are_one_line(capsys, tmp_path, seeds, said):
+    state = tmp_path / "state"
+    assert served(capsys, "--max-pages", "5", "--state", str(state))[0] == 0
+    with sqlite3.connect(state / "journal.sqlite") as db:
+        db.execute("UPDATE meta SET value=? WHERE key='seeds'", (seeds,))
+    status, _, err = served(capsys, "--state", str(state))
+    assert status == 2 and len(err.strip().splitlines()) == 1 and said in err, err
+
+
+def test_many_sites_fit_on_consecutive_ports_or_are_refused(monkeypatch):
+    """Bases are drawn so that every port fits below 65536 (the machine's ports are not asked:
+    which of 12000 ports are free here is not this test's business)."""
+    import random
+
+    import crawlers.web.server as server
+    from crawlers.web.server import ServerError, free_port_base
+
+    monkeypatch.setattr(server, "first_taken", lambda base, n: None)
+    bases = [free_port_base(12000, rng=random.Random(i)) for i in range(200)]
+    assert all(20000 <= b <= 65536 - 12000 for b in bases)
+    with pytest.raises(ServerError, match="do not fit"):
+        free_port_base(50000)
+
+
+def test_odd_lines_and_files_of_an_earlier_session(tmp_path):
+    """A record whose url is not a string, JSON nested past the recursion limit and a page
+    twice keep nothing odd and the page once; a file that is not a regular file is refused;
+    a symbolic link keeps pointing where it did, at the rewritten file."""
+    out = tmp_path / "out"
+    out.mkdir()
+    real = tmp_path / "real.jsonl"
+    real.write_text('{"url":["x"]}\n{"url":{}}\n' + "[" * 200_000 + "\n"
+                    + '{"url":"http://a/1"}\n{"url":"http://a/1"}\n')
+    (out / "pages.jsonl").symlink_to(real)
+    sink = CrawlOutput(out, keep={"http://a/1"})
+    sink.close()
+    assert sink.kept == 1 and real.read_text() == '{"url":"http://a/1"}\n'
+    assert (out / "pages.jsonl").is_symlink()
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / "pages.jsonl").symlink_to("/dev/null")
+    with pytest.raises(ValueError, match="is not a regular file"):
+        CrawlOutput(odd, keep=set())

@@ -96,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     from crawlers.crawl.crawler import POLL, Crawler
     from crawlers.crawl.output import CrawlOutput
     from crawlers.crawl.targets import open_target
+    from crawlers.web.server import ServerError
 
     cls = frontier.info(args.frontier)
     if cls.bounded:
@@ -161,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
                       f"'{args.frontier}'", file=sys.stderr)
             report = crawler.run(seconds=args.seconds, max_pages=args.max_pages,
                                  progress=progress)
+    except ServerError as exc:  # the served web could not start (a port taken since the check)
+        raise ValueError(f"the served web did not start: {exc}") from None
     finally:
         if journal is not None:
             journal.close()
@@ -176,13 +179,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _served_ports(journal, sites: int, state: str) -> int:
+def _served_ports(journal, sites: int, state: str) -> int | None:
     """The port base of the served web that a ``--state`` crawl runs on: the one its
     journal's seed URLs name, when it resumes (refused if those ports are taken now); else a
-    free one, so that a resumed crawl can serve the same URLs again. O(sites)."""
+    free one, so that a resumed crawl can serve the same URLs again; ``None`` (any ports) for a
+    journal of another kind of web, which the journal refuses with its seeds. O(sites)."""
     from urllib.parse import urlsplit
 
-    from crawlers.web.server import ServerError, free_port_base, ports_free
+    from crawlers.web.httpd import HOST
+    from crawlers.web.server import ServerError, first_taken, free_port_base
 
     seeds = journal.seeds()
     if not seeds:
@@ -190,15 +195,22 @@ def _served_ports(journal, sites: int, state: str) -> int:
             return free_port_base(sites)
         except ServerError as exc:
             raise ValueError(f"--state: {exc}") from None
-    ports = [urlsplit(u).port for u in seeds]
-    base = ports[0]
-    if base is None or ports != list(range(base, base + len(ports))):
-        raise ValueError(f"--state: the seed URLs in {state} name no ports the served web can "
-                         "bind again (a journal of an older crawlab): it cannot resume; remove "
-                         "it to start afresh")
-    if not ports_free(base, len(ports)):
-        raise ValueError(f"--state: ports {base}-{base + len(ports) - 1}, which the URLs in "
-                         f"{state} name, are in use now: free them to resume this crawl")
+    try:
+        where = [(p.scheme, p.hostname, p.port) for p in map(urlsplit, seeds)]
+    except ValueError:  # a port out of range: not a crawl of the served web
+        return None
+    if any(w[:2] != ("http", HOST) or not w[2] for w in where):
+        return None  # another kind of web: the journal's own check refuses it, naming seeds
+    base = where[0][2]
+    if [w[2] for w in where] != list(range(base, base + len(where))):
+        raise ValueError(f"--state: the seed URLs in {state} name ports the served web cannot "
+                         "bind again (a crawl of the served web by an older crawlab): it "
+                         "cannot resume; remove it to start afresh")
+    taken = first_taken(base, len(where))
+    if taken is not None:
+        raise ValueError(f"--state: port {taken}, one of the ports {base}-"
+                         f"{base + len(where) - 1} that the URLs in {state} name, is in use "
+                         "now: free it to resume this crawl")
     return base
 
 

@@ -317,16 +317,27 @@ class Journal:
         if self.fresh:
             return None
         try:
-            row = self._db.execute("SELECT value FROM meta WHERE key='seeds'").fetchone()
+            return self._seeds()
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
-        return None if row is None else json.loads(row[0])
 
-    def _check_seeds(self, urls: list[str]) -> bool:
+    def _seeds(self) -> list[str] | None:
         row = self._db.execute("SELECT value FROM meta WHERE key='seeds'").fetchone()
         if row is None:
+            return None
+        try:
+            seeds = json.loads(row[0])
+        except ValueError:
+            seeds = None
+        if not isinstance(seeds, list) or not all(isinstance(u, str) for u in seeds):
+            raise JournalError(f"{self.path} is not a readable crawl journal (its seeds are "
+                               "not a list of URLs)")
+        return seeds
+
+    def _check_seeds(self, urls: list[str]) -> bool:
+        old = self._seeds()
+        if old is None:
             return False
-        old = json.loads(row[0])
         if old != urls:
             shown = ", ".join(old)[:200]
             raise JournalError(f"{self.path} is the journal of another crawl (seeds: "

@@ -100,12 +100,17 @@ class CrawlOutput:
 
 def _keep(path: Path, urls: set[str], page: bool) -> int:
     """Rewrite ``path`` with only its whole lines that belong to a page in ``urls`` (a
-    ``pages.jsonl`` record's ``url`` if ``page``, else an edge's source); returns how many
-    lines were kept. Written to a temporary file, then renamed over ``path``: a kill leaves
-    the old file or the new, never half of one. A missing file keeps nothing."""
+    ``pages.jsonl`` record's ``url`` if ``page``, its first line per page; else an edge's
+    source); returns how many pages (or edge lines) were kept. Written to a temporary file,
+    then renamed over the file (a link's target, for a symbolic link): a kill leaves the old
+    file or the new, never half of one. A missing file keeps nothing; anything but a regular
+    file is a ValueError. O(size of the file)."""
     if not path.exists():
         return 0
-    kept = []
+    path = path.resolve()
+    if not path.is_file():
+        raise ValueError(f"{path} is not a regular file")
+    kept, seen = [], set()
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             if not line.endswith("\n"):  # cut short by a kill
@@ -113,8 +118,11 @@ def _keep(path: Path, urls: set[str], page: bool) -> int:
             if page:
                 try:
                     url = json.loads(line).get("url")
-                except (ValueError, AttributeError):
+                except (ValueError, AttributeError, RecursionError):
                     continue
+                if not isinstance(url, str) or url in seen:
+                    continue
+                seen.add(url)
             else:
                 url = line.split(" ", 1)[0]
             if url in urls:

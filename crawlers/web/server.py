@@ -87,32 +87,32 @@ def process_cpu_seconds(pid: int, children: bool = False) -> float | None:
         return None
 
 
-def ports_free(base: int, n: int) -> bool:
-    """Whether ports ``base`` .. ``base + n - 1`` of 127.0.0.1 can be bound now (each is bound
-    and let go: another program may still take one before the server does). O(n)."""
-    taken = []
-    try:
-        for port in range(base, base + n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            taken.append(s)
-            s.bind((HOST, port))
-        return True
-    except OSError:
-        return False
-    finally:
-        for s in taken:
-            s.close()
+def first_taken(base: int, n: int) -> int | None:
+    """The first of ports ``base`` .. ``base + n - 1`` of 127.0.0.1 that cannot be bound now,
+    or ``None`` if the server can bind them all: each is bound and let go, with
+    ``SO_REUSEADDR`` as the server binds (a port whose old connections wait in TIME-WAIT is
+    free to it). Another program may still take one before the server does. O(n)."""
+    for port in range(base, base + n):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind((HOST, port))
+            except OSError:
+                return port
+    return None
 
 
 def free_port_base(n: int, tries: int = 50, rng: random.Random | None = None) -> int:
     """A port base for ``n`` sites (``WebServer(port_base=...)``) whose ports are free now,
-    drawn at random below the kernel's usual ephemeral range; :class:`ServerError` if
-    ``tries`` draws find none. A crawl that must come back to the same addresses (a journal)
+    drawn at random from 20000 up; :class:`ServerError` if ``tries`` draws find none, or if
+    ``n`` ports do not fit. A crawl that must come back to the same addresses (a journal)
     serves on one: its URLs then name ports that the resumed crawl can serve on again."""
+    if 20000 + n > 65536:
+        raise ServerError(f"{n} sites do not fit on consecutive ports from 20000 to 65535")
     rng = rng or random.Random()
     for _ in range(tries):
-        base = rng.randrange(20000, 32000 - n)
-        if ports_free(base, n):
+        base = rng.randrange(20000, 65537 - n)
+        if first_taken(base, n) is None:
             return base
     raise ServerError(f"no {n} free consecutive ports found on {HOST} in {tries} tries")
 
