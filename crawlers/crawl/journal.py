@@ -45,11 +45,12 @@ from then on.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,16 +215,23 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{where} is not a readable crawl journal ({exc})") from None
 
+    @contextlib.contextmanager
+    def _readable(self) -> Iterator[None]:
+        """A database error in the ``with`` block (damage the opening check missed) is a
+        :class:`JournalError`, never a traceback."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
+
     def _check_crawl(self) -> None:
         """Refuse an existing journal whose recorded crawl differs from ``self.crawl``, naming
         the flags that differ (see the module docstring); note one that recorded none."""
         if self.crawl is None:
             return
-        try:
+        with self._readable():
             began = self._db.execute("SELECT 1 FROM meta WHERE key='seeds'").fetchone()
             row = self._db.execute("SELECT value FROM meta WHERE key='crawl'").fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
         if began is None:  # fresh, or killed before its first session began: begin records it
             return
         if row is None:
@@ -248,10 +256,8 @@ class Journal:
     def begin(self, seeds: Iterable[tuple[str, float]], threads: int) -> Restored | None:
         """See :meth:`_begin`; a database error (damage the opening check missed) is a
         :class:`JournalError`, never a traceback."""
-        try:
+        with self._readable():
             return self._begin(seeds, threads)
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
 
     def _begin(self, seeds: Iterable[tuple[str, float]], threads: int) -> Restored | None:
         """Start a session of ``threads`` robots. A fresh journal records ``seeds`` (URL,
@@ -298,28 +304,22 @@ class Journal:
         O(URLs done)."""
         if self.fresh:
             return set()
-        try:
+        with self._readable():
             return {r[0] for r in self._db.execute("SELECT url FROM url WHERE done")}
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
 
     def check_seeds(self, urls: Iterable[str]) -> bool:
         """Whether the journal already began a crawl from ``urls`` (``False``: none began);
         seeds of another crawl are a :class:`JournalError`. Lets a caller refuse a journal
         before it opens anything else (an output folder it would overwrite)."""
-        try:
+        with self._readable():
             return self._check_seeds(list(urls))
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
 
     def seeds(self) -> list[str] | None:
         """The seed URLs the journal's crawl began from (``None``: no crawl began yet). O(1)."""
         if self.fresh:
             return None
-        try:
+        with self._readable():
             return self._seeds()
-        except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path} is not a readable crawl journal ({exc})") from None
 
     def _seeds(self) -> list[str] | None:
         row = self._db.execute("SELECT value FROM meta WHERE key='seeds'").fetchone()

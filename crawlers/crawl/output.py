@@ -48,7 +48,8 @@ class CrawlOutput:
                     os.truncate(self.dir / name, offset)
                 elif keep is not None:
                     kept = _keep(self.dir / name, keep, page=name == "pages.jsonl")
-                    self.kept = kept if name == "pages.jsonl" else self.kept
+                    if name == "pages.jsonl":
+                        self.kept = kept
                 mode = "w" if offset is None and keep is None else "a"
                 files.append(open(self.dir / name, mode, encoding="utf-8"))
             self._pages, self._edges = files
