@@ -97,7 +97,7 @@ PAGES = {
         "1.6×": "the lab's threshold for a machine too busy to judge",
         "1.0×": "the goal for a single lock: below it",
         "1.0": "the CPU efficiency of no added cost, a definition",
-        "1.1": "the lab's threshold for starved 1-thread cells",
+        "1.1": "the lab's thresholds for a ceiling above the cores, a setting",
     },
     "frontiers.rst": {
         "3.13": "a Python version",

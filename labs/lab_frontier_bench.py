@@ -35,6 +35,7 @@ from collections import deque
 from pathlib import Path
 
 import frontier
+from crawlers.args import MAX_THREADS, at_most, positive_int
 from frontier.contract import check_capacity
 from labs import plotstyle
 from labs.harness import (
@@ -51,7 +52,9 @@ from labs.plotstyle import runs_note
 
 THREADS = (1, 2, 4, 8, 16)
 QUICK_THREADS = (1, 2, 4)
-ROUNDS = 5  # rounds of every cell, quick or not: medians of 5, min-max shown
+ROUNDS = 5  # rounds of every cell, quick or not (--rounds): medians of 5, min-max shown
+JUDGED_ROUNDS = 5  # the issue's "medians of at least 5 runs": fewer rounds are not judged
+MAX_ROUNDS = 1000  # --rounds at most (a full round is about 25 s here)
 PRIVATE = "deque per thread"  # nothing shared: the machine's own ceiling
 BASELINES = ("queue.Queue", "queue.SimpleQueue", PRIVATE)
 # lockfree as it was before its dequeued nodes were unlinked, measured beside it when lockfree
@@ -266,8 +269,14 @@ def _flags(parser) -> None:
         help="capacity of the bounded frontiers and of queue.Queue (default: 30)",
     )
     parser.add_argument(
-        "--threads", type=int, action="append", metavar="T",
-        help=f"thread counts to measure (repeatable; default: {' '.join(map(str, THREADS))})",
+        "--threads", type=at_most(positive_int, MAX_THREADS), action="append", metavar="T",
+        help=f"thread counts to measure (repeatable; default: {' '.join(map(str, THREADS))};"
+             f" at most {MAX_THREADS})",
+    )
+    parser.add_argument(
+        "--rounds", type=at_most(positive_int, MAX_ROUNDS), default=ROUNDS, metavar="N",
+        help=f"rounds of every cell, the medians' sample (default {ROUNDS}, at most "
+             f"{MAX_ROUNDS}); fewer than {JUDGED_ROUNDS} are measured but not judged",
     )
 
 
@@ -285,10 +294,8 @@ def main(argv=None) -> int:
     chosen = frontier_names(lab.args.frontier, frontier.names())
     capacity = check_capacity(lab.args.capacity)
     thread_counts = sorted(set(lab.args.threads or (QUICK_THREADS if lab.quick else THREADS)))
-    if thread_counts[0] < 1:
-        raise ValueError(f"threads must be at least 1, got {thread_counts[0]}")
     seconds = 0.12 if lab.quick else 0.5
-    repeats = ROUNDS
+    repeats = lab.args.rounds
     names = [*BASELINES, *chosen]
     if "lockfree" in chosen:
         names[names.index("lockfree") + 1:names.index("lockfree") + 1] = LOCKFREE_DIAGNOSTICS
@@ -423,7 +430,10 @@ GOALS = {"sliced": 1.8, "lockfree": 1.4}
 CEILING_GOALS = {"lockfree": 0.74, "sliced": 0.95}
 SINGLE_LOCK_GOAL = 1.0
 BUSY = 1.6  # a ceiling below this at 2 threads: the machine was too busy to judge
-STARVED = 1.1  # a ceiling above this share of min(2, cores): the 1-thread cells were starved
+STARVED = 1.1  # a ceiling above this share of min(2, cores): more than the cores can give
+UNEVEN = 1.1  # the ceiling's CPU efficiency above this: its 2-thread cells did more per CPU
+# second than its 1-thread cells (the host ran the cores at different speeds), rather than the
+# 1-thread cells getting less than a core
 
 
 def single_lock(name: str) -> bool:
@@ -434,19 +444,28 @@ def single_lock(name: str) -> bool:
 
 
 def verdict(name: str, median: float, of_ceiling: float, ceiling: float | None,
-            gil: bool, cores: int) -> str:
-    """The computed verdict on one frontier's 2-thread over 1-thread ratio (empty: no goal)."""
+            gil: bool, cores: int, rounds: int = ROUNDS,
+            ceiling_cpu: float = float("nan")) -> str:
+    """The computed verdict on one frontier's 2-thread over 1-thread ratio (empty: no goal),
+    from the medians of ``rounds`` rounds; ``ceiling_cpu`` is the ceiling's CPU efficiency,
+    which tells why a ceiling above the cores is (NaN: not measured)."""
     goal = CEILING_GOALS.get(name)
     diagnostic = (*BASELINES, *LOCKFREE_DIAGNOSTICS, *SLICED_DIAGNOSTICS)
     if gil or name in diagnostic or (goal is None and not single_lock(name)):
         return ""
     if ceiling is None:
         return "no ceiling measured: cannot judge"
+    if rounds < JUDGED_ROUNDS:
+        return (f"cannot judge: {rounds} round{'s' if rounds != 1 else ''}, fewer than "
+                f"{JUDGED_ROUNDS}")
     if ceiling < BUSY:
         return f"too busy to judge (ceiling {ceiling:.2f}x < {BUSY}x)"
     if ceiling > STARVED * min(2, cores):
+        why = ("the 1-thread cells had less than a core" if not ceiling_cpu > UNEVEN else
+               f"per CPU second its 2-thread cells did {ceiling_cpu:.2f}x the work of its "
+               "1-thread cells: the host ran the cores at different speeds")
         return (f"too busy to judge (ceiling {ceiling:.2f}x: more than {min(2, cores)} cores "
-                "give, the 1-thread cells were starved)")
+                f"give; {why})")
     if goal is not None:
         return (f"{'meets' if of_ceiling >= goal else 'is below'} the goal of {goal} of the "
                 f"ceiling")
@@ -470,6 +489,8 @@ def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
 
     ceil = per_round(PRIVATE, "pairs_per_second")
     ceiling = statistics.median(ceil.values()) if ceil else None
+    ceil_cpu = list(per_round(PRIVATE, "pairs_per_cpu_second").values())
+    ceiling_cpu = statistics.median(ceil_cpu) if ceil_cpu else float("nan")
     gil, cores = gil_enabled(), os.cpu_count() or 1
     out = []
     for name in names:
@@ -491,7 +512,8 @@ def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
                # CPUs the two threads had between them (2.0: two free cores)
                "cpus_2t": statistics.median(r["cpu_seconds"] / r["seconds"] for r in two),
                "ceiling": ceiling if ceiling is not None else float("nan")}
-        row["verdict"] = verdict(name, row["median"], row["of_ceiling"], ceiling, gil, cores)
+        row["verdict"] = verdict(name, row["median"], row["of_ceiling"], ceiling, gil, cores,
+                                 min(len(ratio), len(ceil)), ceiling_cpu)
         out.append(row)
     if not out:
         return out

@@ -254,7 +254,7 @@ def test_a_cell_counts_the_collections_that_ran_during_it(monkeypatch):
     assert gc.callbacks == before
 
 
-def _rows(spec, rounds=3):
+def _rows(spec, rounds=fb.JUDGED_ROUNDS):
     """Rows of ``rounds`` rounds: ``spec`` is (name, rate at 1, ratio at 2, cpu efficiency)."""
     return [{"frontier": name, "threads": t, "repeat": k, "seconds": 1.0, "gc_collections": 0,
              "cpu_seconds": 0.5 * t,
@@ -289,7 +289,7 @@ def test_the_scaling_table_prints_the_machines_ceiling(tmp_path, capsys, monkeyp
 @pytest.mark.parametrize("ceiling", [1.2, 1.59, 2.5])
 def test_a_ceiling_out_of_range_is_too_busy_to_judge(tmp_path, monkeypatch, ceiling):
     """Below 1.6 the machine gave the lab less than two cores; above 2.2 on two cores the
-    1-thread cells were starved: either way no verdict, whatever the frontiers read."""
+    1-thread cells had less than a core: either way no verdict, whatever the frontiers read."""
     out = _scaling(tmp_path, _rows([(fb.PRIVATE, 100.0, ceiling, 1.0),
                                     ("lockfree", 50.0, ceiling, 1.0),
                                     ("monitor", 80.0, 0.5, 1.0)]), monkeypatch)
@@ -313,3 +313,41 @@ def test_the_ceiling_is_taken_round_by_round(tmp_path, monkeypatch):
     out = _scaling(tmp_path, rows, monkeypatch)
     assert out["lockfree"]["of_ceiling_min"] == pytest.approx(0.8)
     assert out["lockfree"]["of_ceiling_max"] == pytest.approx(0.8)
+
+
+def test_fewer_rounds_than_the_medians_need_are_not_judged(tmp_path, monkeypatch):
+    """Four rounds of numbers that would meet every goal: no verdict, and it says why."""
+    out = _scaling(tmp_path, _rows([(fb.PRIVATE, 100.0, 1.9, 1.0), ("lockfree", 50.0, 1.8, 1.0),
+                                    ("monitor", 80.0, 0.5, 1.0)], rounds=fb.JUDGED_ROUNDS - 1),
+                   monkeypatch)
+    assert out["lockfree"]["verdict"] == "cannot judge: 4 rounds, fewer than 5"
+    assert out["monitor"]["verdict"] == "cannot judge: 4 rounds, fewer than 5"
+
+
+def test_rounds_sets_the_sample_of_every_cell(tmp_path):
+    """--rounds N measures every cell N times (the CSV's rows), whatever --quick says."""
+    from labs.harness import run_lab
+
+    assert run_lab("frontier-bench", ["--quick", "--no-plot", "--threads", "1", "--rounds", "2",
+                                      "--frontier", "monitor", "--out", str(tmp_path)]) == 0
+    import csv
+
+    with open(tmp_path / "frontier-bench" / "frontier-bench.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    cells = {(r["frontier"], r["threads"]) for r in rows}
+    assert ("monitor", "1") in cells and len(rows) == 2 * len(cells)
+    assert sorted({r["repeat"] for r in rows}) == ["0", "1"]
+
+
+def test_a_ceiling_above_the_cores_says_which_cells_were_short(tmp_path, monkeypatch):
+    """A ceiling of 2.5 on 2 cores: when its 2-thread cells also did more per CPU second (CPU
+    efficiency 1.25), the verdict blames the cores' uneven speed, not a starved thread."""
+    out = _scaling(tmp_path, _rows([(fb.PRIVATE, 100.0, 2.5, 1.25),
+                                    ("lockfree", 50.0, 2.0, 1.0)]), monkeypatch)
+    assert out["lockfree"]["verdict"] == (
+        "too busy to judge (ceiling 2.50x: more than 2 cores give; per CPU second its "
+        "2-thread cells did 1.25x the work of its 1-thread cells: the host ran the cores at "
+        "different speeds)")
+    out = _scaling(tmp_path, _rows([(fb.PRIVATE, 100.0, 2.5, 1.0),
+                                    ("lockfree", 50.0, 2.0, 1.0)]), monkeypatch)
+    assert out["lockfree"]["verdict"].endswith("; the 1-thread cells had less than a core)")

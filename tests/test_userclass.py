@@ -57,19 +57,23 @@ class Good:
         self.capacity = None
         self.stats = FrontierStats()
         self._urls, self._closed = [], False
+        self._takers = threading.Lock()  # one taker at a time; a put is one atomic append
 
     def put(self, url, priority=0.0, timeout=None):
         self._urls.append(url)
 
     def get(self, timeout=None):
-        return self._urls.pop(0) if self._urls else None
+        with self._takers:
+            return self._urls.pop(0) if self._urls else None
 
     def put_many(self, pairs):
         for url, _ in pairs:
             self.put(url)
 
     def get_many(self, r):
-        out, self._urls = self._urls[:r], self._urls[r:]
+        with self._takers:
+            out = self._urls[:r]
+            del self._urls[:r]
         return out
 
     def close(self):
