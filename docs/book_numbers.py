@@ -1279,15 +1279,17 @@ FT_NO_TAIL = "lockfree, get reads no tail"  # labs.lockfree_handles.NO_TAIL
 FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
                 "lockfree, nodes left linked", "lockfree, one per thread", FT_HANDLED, FT_NO_TAIL,
                 FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT, FT_SLICED_SHARED)
-FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(15))
+FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(16))
 """The other runs of frontier-bench kept beside free-threaded/frontier-bench: run-0 a first run
 of the same command on 2026-11-26, run-1 to run-5 quick ones, run-6 and run-7 full ones late
 that day (run-7 the main run before the shared-object baseline was added beside sliced), run-8
-to run-11 the main runs before the present one (run-9 the last before sliced had handles,
+to run-11 the main runs before run-15 (run-9 the last before sliced had handles,
 run-10 the first with them), run-12 a full run of the same command on 2026-11-27 at the commit
 before lockfree's handle diagnostics were added, made to look, not declared as the main run, and
-run-13 and run-14 two more made after the main run, with them, kept whatever they showed."""
-FT_BEFORE = "free-threaded/repeats/run-11/frontier-bench"  # the main run before the present one
+run-13 and run-14 two more made after run-15, with them, kept whatever they showed; run-15 the
+main run before the present one, which has 15 rounds (--rounds 15) where every earlier run has
+5."""
+FT_BEFORE = "free-threaded/repeats/run-15/frontier-bench"  # the main run before the present one
 APART = 0.15  # two full runs of the lab at different times should agree within this share
 FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
 
