@@ -1279,7 +1279,7 @@ FT_NO_TAIL = "lockfree, get reads no tail"  # labs.lockfree_handles.NO_TAIL
 FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
                 "lockfree, nodes left linked", "lockfree, one per thread", FT_HANDLED, FT_NO_TAIL,
                 FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT, FT_SLICED_SHARED)
-FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(16))
+FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(17))
 """The other runs of frontier-bench kept beside free-threaded/frontier-bench: run-0 a first run
 of the same command on 2026-11-26, run-1 to run-5 quick ones, run-6 and run-7 full ones late
 that day (run-7 the main run before the shared-object baseline was added beside sliced), run-8
@@ -1288,8 +1288,9 @@ run-10 the first with them), run-12 a full run of the same command on 2026-11-27
 before lockfree's handle diagnostics were added, made to look, not declared as the main run, and
 run-13 and run-14 two more made after run-15, with them, kept whatever they showed; run-15 the
 main run before the present one, which has 15 rounds (--rounds 15) where every earlier run has
-5."""
+5; run-16 the same command as the present one, run after it, kept whatever it showed."""
 FT_BEFORE = "free-threaded/repeats/run-15/frontier-bench"  # the main run before the present one
+FT_AGAIN = "free-threaded/repeats/run-16/frontier-bench"  # the same command run after it
 APART = 0.15  # two full runs of the lab at different times should agree within this share
 FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
 
@@ -1417,10 +1418,28 @@ def _hours_between(a: str, b: str) -> float:
 
 
 def _ft_apart(now: Rows, before: Rows) -> str:
-    """The present main run beside the one it replaced (scaling.csv of both, the same
-    command): the hours between them, and for the ceiling, ``lockfree`` and ``sliced`` both
-    readings and whether they agree within :data:`APART`; then how many of the other correct
-    frontiers' shares agree."""
+    """The present main run beside the one it replaced (scaling.csv of both): see
+    :func:`_two_runs`."""
+    return _two_runs(now, before, "the run above was made {hours} hours after the one it "
+                     "replaced")
+
+
+def _ft_again(main: Rows, later: Rows) -> str:
+    """The present main run beside the run of the same command made after it (scaling.csv of
+    both): see :func:`_two_runs`."""
+    return _two_runs(later, main, f"the run after it ({_run_name(FT_AGAIN)}, the same "
+                     "command), made {hours} hours later")
+
+
+def _run_name(where: str) -> str:
+    """``run-16`` for ``free-threaded/repeats/run-16/frontier-bench``."""
+    return f"``{where.split('/')[-2]}``"
+
+
+def _two_runs(now: Rows, before: Rows, lead: str) -> str:
+    """Two runs of frontier-bench: ``lead`` (with the ``{hours}`` between them filled in), and
+    for the ceiling, ``lockfree`` and ``sliced`` both readings and whether they agree within
+    :data:`APART`; then how many of the other correct frontiers' shares agree."""
     a, b = {r["frontier"]: r for r in before}, {r["frontier"]: r for r in now}
 
     def moved(name: str, key: str) -> float:
@@ -1438,11 +1457,18 @@ def _ft_apart(now: Rows, before: Rows) -> str:
               f"{_f(float(a['sliced']['of_ceiling']))} then "
               f"{_f(float(b['sliced']['of_ceiling']))}, not a comparison: it was given "
               "per-thread handles between the two runs")
-    return (f"the run above was made {_f(hours, 1)} hours after the one it replaced (1-minute "
+    from labs.lab_frontier_bench import CEILING_GOALS
+
+    straddled = [f"``{n}``'s goal of {g} lies between its two readings" for n, g in
+                 CEILING_GOALS.items() if n in a and n in b and
+                 min(float(a[n]["of_ceiling"]), float(b[n]["of_ceiling"])) < g
+                 <= max(float(a[n]["of_ceiling"]), float(b[n]["of_ceiling"]))]
+    return (lead.format(hours=_f(hours, 1)) + " (1-minute "
             f"loads {before[0]['machine_load_1min']} and {now[0]['machine_load_1min']}): the "
             f"ceiling read {one('deque per thread', 'median', 'x')}; ``lockfree``'s share "
             f"{one('lockfree')}; ``sliced``'s {sliced}; of the other "
-            f"{len(others)} frontiers' shares, {len(agree)} agree within {APART:.0%}")
+            f"{len(others)} frontiers' shares, {len(agree)} agree within {APART:.0%}"
+            + "".join(f"; {x}" for x in straddled))
 
 
 def _ft_profile(rows: Rows, before: Rows) -> str:
@@ -1907,6 +1933,9 @@ NUMBERS = [
     Number("ft_apart", "free-threaded/frontier-bench", "scaling", _ft_apart,
            "the main run beside the main run it replaced: hours apart, agreement within 15%",
            more=((FT_BEFORE, "scaling"),)),
+    Number("ft_again", "free-threaded/frontier-bench", "scaling", _ft_again,
+           "the main run beside the same command run after it: agreement within 15%",
+           more=((FT_AGAIN, "scaling"),)),
     Number("ft_shared_ref", "free-threaded/frontier-bench", "scaling", _ft_shared_ref,
            "one shared AtomicRef read, and read and CASed, by two threads, no GIL"),
     Number("ft_lf_handles", "free-threaded/frontier-bench", "scaling", _ft_lf_handles,

@@ -413,8 +413,33 @@ def test_two_runs_apart_are_compared_from_their_own_rows(book_numbers, tmp_path)
     text = book_numbers.values(copy)["ft_apart"]
     assert "made 30.0 hours after" in text
     assert "``lockfree``'s share 0.60 then 0.66 (10% apart: within 15%)" in text
+    assert "goal of 0.74 lies between" not in text
     set_rows(now, "2026-11-27T06:00:00Z", "0.70")
     assert "0.60 then 0.70 (17% apart: beyond 15%)" in book_numbers.values(copy)["ft_apart"]
+
+
+def test_the_run_after_the_main_run_is_compared_with_it(book_numbers, tmp_path):
+    """ft_again reads the main run first and the run after it second, and says when a goal
+    lies between the two readings (no verdict yet), from the shares themselves."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    main = copy / "free-threaded" / "frontier-bench" / "scaling.csv"
+    later = copy / book_numbers.FT_AGAIN / "scaling.csv"
+
+    def set_rows(path, date, share):
+        def change(row):
+            row["date"] = date
+            if row["frontier"] == "lockfree":
+                row["of_ceiling"] = share
+        _rewrite(path, change)
+    set_rows(main, "2026-11-27T10:00:00Z", "0.70")
+    set_rows(later, "2026-11-28T10:30:00Z", "0.78")
+    text = book_numbers.values(copy)["ft_again"]
+    assert "(``run-16``, the same command), made 24.5 hours later" in text
+    assert "``lockfree``'s share 0.70 then 0.78 (11% apart: within 15%)" in text
+    assert "``lockfree``'s goal of 0.74 lies between its two readings" in text
+    set_rows(later, "2026-11-28T10:30:00Z", "0.72")
+    assert "``lockfree``'s goal" not in book_numbers.values(copy)["ft_again"]
 
 
 def test_the_bsp_reason_follows_the_cores_and_the_bound(book_numbers, tmp_path):
