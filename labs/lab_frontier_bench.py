@@ -164,7 +164,7 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30,
         done = lost = 0
         start.wait()
         cpu0 = time.thread_time()
-        while not stopped():
+        while True:  # one batch at least: a thread the machine starts late still takes part
             for _ in range(batch):
                 put(url)
                 if is_racy:
@@ -175,6 +175,8 @@ def measure(name: str, threads: int, seconds: float, capacity: int = 30,
                 else:
                     get()
             done += batch
+            if stopped():
+                break
         cpu[i] = time.thread_time() - cpu0
         counts[i] = done
         timeouts[i] = lost

@@ -351,3 +351,31 @@ def test_a_ceiling_above_the_cores_says_which_cells_were_short(tmp_path, monkeyp
     out = _scaling(tmp_path, _rows([(fb.PRIVATE, 100.0, 2.5, 1.0),
                                     ("lockfree", 50.0, 2.0, 1.0)]), monkeypatch)
     assert out["lockfree"]["verdict"].endswith("; the 1-thread cells had less than a core)")
+
+
+def test_a_thread_the_machine_starts_late_still_takes_part(monkeypatch):
+    """A worker that a busy machine runs only after the cell's window has closed (the main
+    thread has already set stop) still does one batch: a 2-thread cell never measures fewer
+    threads than it says. Here every worker is held until stop is set."""
+    import types
+
+    stops: list[threading.Event] = []
+
+    class Stop(threading.Event):
+        def __init__(self):
+            super().__init__()
+            stops.append(self)
+
+    main = threading.current_thread()
+
+    class Late(threading.Barrier):
+        def wait(self, timeout=None):
+            index = super().wait(timeout)
+            if threading.current_thread() is not main:
+                assert stops[-1].wait(30), "the cell never closed"  # runs after the window
+            return index
+
+    monkeypatch.setattr(fb, "threading", types.SimpleNamespace(
+        **{**vars(threading), "Barrier": Late, "Event": Stop}))
+    row = fb.measure(fb.PRIVATE, 2, 0.01)
+    assert row["pairs"] == 2 * fb._BATCH and row["pairs_per_second"] > 0
