@@ -18,6 +18,7 @@ import csv
 import re
 import statistics
 import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -1382,7 +1383,7 @@ def _ft_runs(main: Rows, *repeats: Rows) -> str:
     def share(name: str) -> str:
         rows = [_where(r, frontier=name)[0] for r in runs]
         met = sum(r["verdict"].startswith("meets") for r in rows)
-        judged = sum(not r["verdict"].startswith("too busy") for r in rows)
+        judged = sum(r["verdict"].startswith(("meets", "is below")) for r in rows)
         return (f"``{name}``'s share {_range([float(r['of_ceiling']) for r in rows])} (its goal "
                 f"met in {met} of the {judged} runs the lab could judge)")
 
@@ -1395,11 +1396,19 @@ def _ft_runs(main: Rows, *repeats: Rows) -> str:
     below = sum(r["verdict"].startswith("below") for r in locked)
     loads = [float(r[0]["machine_load_1min"]) for r in runs]
     days = sorted({r[0]["date"][:10] for r in runs})
-    return (f"over the {len(runs)} runs of {' and '.join(days)} (1-minute load "
+    rounds = Counter(_rounds(r) for r in runs)
+    return (f"over the {len(runs)} runs of {' and '.join(days)} ("
+            + ", ".join(f"{n} of {k} rounds" for k, n in sorted(rounds.items()))
+            + "; 1-minute load "
             f"{_range(loads)}), the ceiling read "
             f"{_range([float(r[0]['ceiling']) for r in runs])}x; {share('lockfree')}; "
             f"{share('sliced')}{since}; and a single-lock frontier was below 1.0x in {below} of "
             f"its {len(locked)} judged readings")
+
+
+def _rounds(run: Rows) -> int:
+    """The rounds of a frontier-bench run (scaling.csv): those of its ceiling's row."""
+    return int(_where(run, frontier="deque per thread")[0]["rounds"])
 
 
 def _has_handles(run: Rows) -> bool:
@@ -1463,8 +1472,9 @@ def _two_runs(now: Rows, before: Rows, lead: str) -> str:
                  CEILING_GOALS.items() if n in a and n in b and
                  min(float(a[n]["of_ceiling"]), float(b[n]["of_ceiling"])) < g
                  <= max(float(a[n]["of_ceiling"]), float(b[n]["of_ceiling"]))]
-    return (lead.format(hours=_f(hours, 1)) + " (1-minute "
-            f"loads {before[0]['machine_load_1min']} and {now[0]['machine_load_1min']}): the "
+    return (lead.format(hours=_f(hours, 1)) + f" ({_rounds(before)} and {_rounds(now)} "
+            f"rounds, 1-minute loads {before[0]['machine_load_1min']} and "
+            f"{now[0]['machine_load_1min']}): the "
             f"ceiling read {one('deque per thread', 'median', 'x')}; ``lockfree``'s share "
             f"{one('lockfree')}; ``sliced``'s {sliced}; of the other "
             f"{len(others)} frontiers' shares, {len(agree)} agree within {APART:.0%}"

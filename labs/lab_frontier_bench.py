@@ -434,8 +434,8 @@ SINGLE_LOCK_GOAL = 1.0
 BUSY = 1.6  # a ceiling below this at 2 threads: the machine was too busy to judge
 STARVED = 1.1  # a ceiling above this share of min(2, cores): more than the cores can give
 UNEVEN = 1.1  # the ceiling's CPU efficiency above this: its 2-thread cells did more per CPU
-# second than its 1-thread cells (the host ran the cores at different speeds), rather than the
-# 1-thread cells getting less than a core
+# second than its 1-thread cells (the host ran the cores at different speeds)
+SHORT = 0.9  # the ceiling's 1-thread cells had fewer CPUs than this: less than a core
 
 
 def single_lock(name: str) -> bool:
@@ -447,10 +447,11 @@ def single_lock(name: str) -> bool:
 
 def verdict(name: str, median: float, of_ceiling: float, ceiling: float | None,
             gil: bool, cores: int, rounds: int = ROUNDS,
-            ceiling_cpu: float = float("nan")) -> str:
+            ceiling_cpu: float = float("nan"), ceiling_cpus_1t: float = float("nan")) -> str:
     """The computed verdict on one frontier's 2-thread over 1-thread ratio (empty: no goal),
-    from the medians of ``rounds`` rounds; ``ceiling_cpu`` is the ceiling's CPU efficiency,
-    which tells why a ceiling above the cores is (NaN: not measured)."""
+    from the medians of ``rounds`` rounds. ``ceiling_cpu`` (the ceiling's CPU efficiency) and
+    ``ceiling_cpus_1t`` (the CPUs its 1-thread cells had) tell why a ceiling is above the
+    cores (NaN: not measured)."""
     goal = CEILING_GOALS.get(name)
     diagnostic = (*BASELINES, *LOCKFREE_DIAGNOSTICS, *SLICED_DIAGNOSTICS)
     if gil or name in diagnostic or (goal is None and not single_lock(name)):
@@ -463,16 +464,28 @@ def verdict(name: str, median: float, of_ceiling: float, ceiling: float | None,
     if ceiling < BUSY:
         return f"too busy to judge (ceiling {ceiling:.2f}x < {BUSY}x)"
     if ceiling > STARVED * min(2, cores):
-        why = ("the 1-thread cells had less than a core" if not ceiling_cpu > UNEVEN else
-               f"per CPU second its 2-thread cells did {ceiling_cpu:.2f}x the work of its "
-               "1-thread cells: the host ran the cores at different speeds")
         return (f"too busy to judge (ceiling {ceiling:.2f}x: more than {min(2, cores)} cores "
-                f"give; {why})")
+                f"give; {_why_above(ceiling_cpu, ceiling_cpus_1t)})")
     if goal is not None:
         return (f"{'meets' if of_ceiling >= goal else 'is below'} the goal of {goal} of the "
                 f"ceiling")
     return (f"{'below' if median < SINGLE_LOCK_GOAL else 'not below'} "
             f"{SINGLE_LOCK_GOAL}x, as a single lock should be")
+
+
+def _why_above(ceiling_cpu: float, cpus_1t: float) -> str:
+    """What the ceiling's CPU counts show about a ceiling above the cores: each cause they
+    show, or that they cannot tell."""
+    if ceiling_cpu != ceiling_cpu or cpus_1t != cpus_1t:  # NaN: not measured
+        return "its CPU counts were not measured: cannot tell why"
+    causes = []
+    if cpus_1t < SHORT:
+        causes.append(f"its 1-thread cells had {cpus_1t:.2f} of a core")
+    if ceiling_cpu > UNEVEN:
+        causes.append(f"per CPU second its 2-thread cells did {ceiling_cpu:.2f}x the work of its "
+                      "1-thread cells: the host ran the cores at different speeds")
+    return ("; ".join(causes) or f"its CPU counts show neither cause (1-thread cells "
+            f"{cpus_1t:.2f} of a core, CPU efficiency {ceiling_cpu:.2f})")
 
 
 def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
@@ -493,6 +506,9 @@ def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
     ceiling = statistics.median(ceil.values()) if ceil else None
     ceil_cpu = list(per_round(PRIVATE, "pairs_per_cpu_second").values())
     ceiling_cpu = statistics.median(ceil_cpu) if ceil_cpu else float("nan")
+    one = [cell[PRIVATE, 1, k] for k in rounds if (PRIVATE, 1, k) in cell]
+    cpus_1t = (statistics.median(r["cpu_seconds"] / r["seconds"] for r in one)
+               if one else float("nan"))
     gil, cores = gil_enabled(), os.cpu_count() or 1
     out = []
     for name in names:
@@ -515,7 +531,7 @@ def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
                "cpus_2t": statistics.median(r["cpu_seconds"] / r["seconds"] for r in two),
                "ceiling": ceiling if ceiling is not None else float("nan")}
         row["verdict"] = verdict(name, row["median"], row["of_ceiling"], ceiling, gil, cores,
-                                 min(len(ratio), len(ceil)), ceiling_cpu)
+                                 len(ratio.keys() & ceil.keys()), ceiling_cpu, cpus_1t)
         out.append(row)
     if not out:
         return out

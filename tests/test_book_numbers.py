@@ -341,8 +341,24 @@ def test_the_days_runs_count_the_verdicts_of_every_run(book_numbers, tmp_path):
     assert f"goal met in 0 of the {n} runs" in book_numbers.values(copy)["ft_runs"]
     _rewrite(runs[3], lockfree("meets the goal of 0.74 of the ceiling"))
     _rewrite(runs[4], lockfree("too busy to judge (ceiling 1.20x < 1.6x)"))
+    _rewrite(runs[5], lockfree("cannot judge: 4 rounds, fewer than 5"))
+    _rewrite(runs[6], lockfree("no ceiling measured: cannot judge"))
     text = book_numbers.values(copy)["ft_runs"]
-    assert f"over the {n} runs of" in text and f"goal met in 1 of the {n - 1} runs" in text
+    assert f"over the {n} runs of" in text and f"goal met in 1 of the {n - 3} runs" in text
+
+
+def test_the_days_runs_say_how_many_rounds_each_had(book_numbers, tmp_path):
+    """ft_runs counts the runs by their rounds (the ceiling row's), and the comparison of two
+    runs says the rounds of each."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    runs = [copy / "free-threaded" / "frontier-bench" / "scaling.csv",
+            *sorted((copy / "free-threaded" / "repeats").glob("run-*/frontier-bench/scaling.csv"))]
+    for i, path in enumerate(runs):
+        _rewrite(path, lambda r, i=i: r.update(rounds="7" if i < 3 else "5"))
+    values = book_numbers.values(copy)
+    assert f"{len(runs) - 3} of 5 rounds, 3 of 7 rounds; 1-minute load" in values["ft_runs"]
+    assert "(5 and 7 rounds, 1-minute loads" in values["ft_apart"]  # run-15, then the main run
 
 
 def test_sliced_since_its_handles_is_counted_from_the_runs_that_measured_them(book_numbers,
@@ -439,6 +455,11 @@ def test_the_run_after_the_main_run_is_compared_with_it(book_numbers, tmp_path):
     assert "``lockfree``'s share 0.70 then 0.78 (11% apart: within 15%)" in text
     assert "``lockfree``'s goal of 0.74 lies between its two readings" in text
     set_rows(later, "2026-11-28T10:30:00Z", "0.72")
+    assert "``lockfree``'s goal" not in book_numbers.values(copy)["ft_again"]
+    set_rows(later, "2026-11-28T10:30:00Z", "0.74")  # one meets the goal exactly, one not
+    assert "``lockfree``'s goal of 0.74 lies" in book_numbers.values(copy)["ft_again"]
+    set_rows(main, "2026-11-27T10:00:00Z", "0.74")  # both meet it
+    set_rows(later, "2026-11-28T10:30:00Z", "0.78")
     assert "``lockfree``'s goal" not in book_numbers.values(copy)["ft_again"]
 
 

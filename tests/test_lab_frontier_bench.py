@@ -340,18 +340,27 @@ def test_rounds_sets_the_sample_of_every_cell(tmp_path):
 
 
 def test_a_ceiling_above_the_cores_says_which_cells_were_short(tmp_path, monkeypatch):
-    """A ceiling of 2.5 on 2 cores: when its 2-thread cells also did more per CPU second (CPU
-    efficiency 1.25), the verdict blames the cores' uneven speed, not a starved thread."""
-    out = _scaling(tmp_path, _rows([(fb.PRIVATE, 100.0, 2.5, 1.25),
-                                    ("lockfree", 50.0, 2.0, 1.0)]), monkeypatch)
-    assert out["lockfree"]["verdict"] == (
-        "too busy to judge (ceiling 2.50x: more than 2 cores give; per CPU second its "
-        "2-thread cells did 1.25x the work of its 1-thread cells: the host ran the cores at "
-        "different speeds)")
-    out = _scaling(tmp_path, _rows([(fb.PRIVATE, 100.0, 2.5, 1.0),
-                                    ("lockfree", 50.0, 2.0, 1.0)]), monkeypatch)
-    assert out["lockfree"]["verdict"].endswith("; the 1-thread cells had less than a core)")
+    """A ceiling of 2.5 on 2 cores: the verdict names each cause the ceiling's own CPU counts
+    show (1-thread cells with less than a core; 2-thread cells doing more per CPU second, the
+    cores' uneven speed), and says it cannot tell when they were not measured."""
+    uneven = ("per CPU second its 2-thread cells did 1.25x the work of its 1-thread cells: "
+              "the host ran the cores at different speeds")
+    short = "its 1-thread cells had 0.50 of a core"
 
+    def judged(efficiency, core):
+        rows = _rows([(fb.PRIVATE, 100.0, 2.5, efficiency), ("lockfree", 50.0, 2.0, 1.0)])
+        for r in rows:  # the ceiling's cells had `core` CPUs per thread
+            if r["frontier"] == fb.PRIVATE:
+                r["cpu_seconds"] = core * r["threads"]
+        return _scaling(tmp_path, rows, monkeypatch)["lockfree"]["verdict"]
+    assert judged(1.25, 1.0) == (
+        f"too busy to judge (ceiling 2.50x: more than 2 cores give; {uneven})")
+    assert judged(1.0, 0.5).endswith(f"; {short})")
+    assert judged(1.25, 0.5).endswith(f"; {short}; {uneven})")
+    assert "neither cause" in judged(1.0, 1.0)
+    nan = float("nan")
+    assert fb.verdict("lockfree", 2.0, 0.8, 2.5, False, 2, 5, nan, nan).endswith(
+        "its CPU counts were not measured: cannot tell why)")
 
 def test_a_thread_the_machine_starts_late_still_takes_part(monkeypatch):
     """A worker that a busy machine runs only after the cell's window has closed (the main

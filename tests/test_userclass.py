@@ -73,7 +73,7 @@ class Good:
     def get_many(self, r):
         with self._takers:
             out = self._urls[:r]
-            del self._urls[:r]
+            del self._urls[:len(out)]  # a put since the slice stays
         return out
 
     def close(self):
