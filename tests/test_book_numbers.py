@@ -410,6 +410,15 @@ def test_what_the_handles_gained_is_read_round_by_round(book_numbers, tmp_path, 
     assert said in text
 
 
+def _set_run(path: Path, date: str, lockfree_share: str) -> None:
+    """A run's scaling.csv rewritten: every row dated ``date``, ``lockfree``'s share set."""
+    def change(row):
+        row["date"] = date
+        if row["frontier"] == "lockfree":
+            row["of_ceiling"] = lockfree_share
+    _rewrite(path, change)
+
+
 def test_two_runs_apart_are_compared_from_their_own_rows(book_numbers, tmp_path):
     """ft_apart computes the hours between the two main runs from their dates, and says
     within or beyond 15% from the two shares themselves."""
@@ -417,20 +426,13 @@ def test_two_runs_apart_are_compared_from_their_own_rows(book_numbers, tmp_path)
     shutil.copytree(RESULTS, copy)
     now = copy / "free-threaded" / "frontier-bench" / "scaling.csv"
     before = copy / book_numbers.FT_BEFORE / "scaling.csv"
-
-    def set_rows(path, date, lockfree_share):
-        def change(row):
-            row["date"] = date
-            if row["frontier"] == "lockfree":
-                row["of_ceiling"] = lockfree_share
-        _rewrite(path, change)
-    set_rows(before, "2026-11-26T00:00:00Z", "0.60")
-    set_rows(now, "2026-11-27T06:00:00Z", "0.66")
+    _set_run(before, "2026-11-26T00:00:00Z", "0.60")
+    _set_run(now, "2026-11-27T06:00:00Z", "0.66")
     text = book_numbers.values(copy)["ft_apart"]
     assert "made 30.0 hours after" in text
     assert "``lockfree``'s share 0.60 then 0.66 (10% apart: within 15%)" in text
     assert "goal of 0.74 lies between" not in text
-    set_rows(now, "2026-11-27T06:00:00Z", "0.70")
+    _set_run(now, "2026-11-27T06:00:00Z", "0.70")
     assert "0.60 then 0.70 (17% apart: beyond 15%)" in book_numbers.values(copy)["ft_apart"]
 
 
@@ -441,25 +443,18 @@ def test_the_run_after_the_main_run_is_compared_with_it(book_numbers, tmp_path):
     shutil.copytree(RESULTS, copy)
     main = copy / "free-threaded" / "frontier-bench" / "scaling.csv"
     later = copy / book_numbers.FT_AGAIN / "scaling.csv"
-
-    def set_rows(path, date, share):
-        def change(row):
-            row["date"] = date
-            if row["frontier"] == "lockfree":
-                row["of_ceiling"] = share
-        _rewrite(path, change)
-    set_rows(main, "2026-11-27T10:00:00Z", "0.70")
-    set_rows(later, "2026-11-28T10:30:00Z", "0.78")
+    _set_run(main, "2026-11-27T10:00:00Z", "0.70")
+    _set_run(later, "2026-11-28T10:30:00Z", "0.78")
     text = book_numbers.values(copy)["ft_again"]
     assert "(``run-16``, the same command), made 24.5 hours later" in text
     assert "``lockfree``'s share 0.70 then 0.78 (11% apart: within 15%)" in text
     assert "``lockfree``'s goal of 0.74 lies between its two readings" in text
-    set_rows(later, "2026-11-28T10:30:00Z", "0.72")
+    _set_run(later, "2026-11-28T10:30:00Z", "0.72")
     assert "``lockfree``'s goal" not in book_numbers.values(copy)["ft_again"]
-    set_rows(later, "2026-11-28T10:30:00Z", "0.74")  # one meets the goal exactly, one not
+    _set_run(later, "2026-11-28T10:30:00Z", "0.74")  # one meets the goal exactly, one not
     assert "``lockfree``'s goal of 0.74 lies" in book_numbers.values(copy)["ft_again"]
-    set_rows(main, "2026-11-27T10:00:00Z", "0.74")  # both meet it
-    set_rows(later, "2026-11-28T10:30:00Z", "0.78")
+    _set_run(main, "2026-11-27T10:00:00Z", "0.74")  # both meet it
+    _set_run(later, "2026-11-28T10:30:00Z", "0.78")
     assert "``lockfree``'s goal" not in book_numbers.values(copy)["ft_again"]
 
 

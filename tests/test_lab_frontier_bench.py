@@ -5,6 +5,7 @@ too busy."""
 
 from __future__ import annotations
 
+import csv
 import threading
 
 import pytest
@@ -330,8 +331,6 @@ def test_rounds_sets_the_sample_of_every_cell(tmp_path):
 
     assert run_lab("frontier-bench", ["--quick", "--no-plot", "--threads", "1", "--rounds", "2",
                                       "--frontier", "monitor", "--out", str(tmp_path)]) == 0
-    import csv
-
     with open(tmp_path / "frontier-bench" / "frontier-bench.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     cells = {(r["frontier"], r["threads"]) for r in rows}
@@ -361,6 +360,7 @@ def test_a_ceiling_above_the_cores_says_which_cells_were_short(tmp_path, monkeyp
     nan = float("nan")
     assert fb.verdict("lockfree", 2.0, 0.8, 2.5, False, 2, 5, nan, nan).endswith(
         "its CPU counts were not measured: cannot tell why)")
+
 
 def test_a_thread_the_machine_starts_late_still_takes_part(monkeypatch):
     """A worker that a busy machine runs only after the cell's window has closed (the main
