@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -160,12 +161,27 @@ def test_the_watchdog_reports_producers_asleep_beside_free_room(web):
 class _SlowToSpill(MonitorFrontier):
     """A monitor whose putter, after ``Full`` and before it can spill, waits until a robot has
     drained the frontier and fallen asleep in ``get``: the window the test is about, opened
-    every time instead of by a sleep that hopes the robot got there."""
+    every time instead of by a sleep that hopes the robot got there.
+
+    The robot's first get after the seed waits until a put has met ``Full``: without the GIL
+    it could take the first link before the second was put, and then nothing is ever full."""
+
+    def __init__(self, capacity):
+        super().__init__(capacity=capacity)
+        self._gets = 0
+        self._full_met = threading.Event()
+
+    def get(self, timeout=None):
+        self._gets += 1  # one robot: no race on the count
+        if self._gets == 2:
+            assert self._full_met.wait(30), "no put met a full frontier within 30 s"
+        return super().get(timeout)
 
     def put(self, url, priority=0.0, timeout=None):
         try:
             super().put(url, priority, timeout)
         except frontier.Full:
+            self._full_met.set()
             wait_until(lambda: self._not_empty.sleepers > 0 and len(self) == 0, timeout=30,
                        what="the robot falling asleep on an empty frontier")
             raise
@@ -186,6 +202,29 @@ def test_a_url_spilled_while_the_robots_sleep_is_still_crawled():
     report = crawler.run(seconds=10)
     assert report.stopped_by == "exhausted" and report.unique_pages == 3
     assert report.urls_spilled == 1 and report.seconds < 5
+
+
+class _SlowAfterTheLast(MonitorFrontier):
+    """A monitor whose robot, having taken the web's last URL, is held before it can mark itself
+    busy: what a robot descheduled at that moment looks like (the sleep is the thread's delay,
+    not a synchronization; the test asserts what the watchdog makes of it)."""
+
+    def get(self, timeout=None):
+        url = super().get(timeout)
+        if url == "http://h/2":
+            time.sleep(1.0)
+        return url
+
+
+@pytest.mark.timeout(60)
+def test_a_robot_held_with_the_last_url_is_not_a_stall():
+    """Every thread idle on an empty frontier with a URL still pending looks like a lost URL,
+    but so does a robot held between taking the last URL and marking itself busy: a stall is
+    called only after ``watchdog`` seconds of it (it was called after half a second)."""
+    report = Crawler(_TwoLinksFromTheSeed(), _SlowAfterTheLast(capacity=4), ["http://h/"],
+                     threads=1, watchdog=5.0).run(seconds=30)
+    assert report.stopped_by == "exhausted" and report.unique_pages == 3
+    assert report.urls_lost == 0
 
 
 @pytest.mark.timeout(120)

@@ -13,6 +13,7 @@ import pytest
 
 import frontier
 from crawlers.crawl.timeline import STATES, Timeline, dominant
+from frontier import waiting
 from tests.helpers import join_all, make, start_thread, wait_until
 
 
@@ -101,11 +102,14 @@ def _recorded(run) -> list[tuple[str, str]]:
     return [(name, state) for name, spans in tl.rows() for state, _, _ in spans]
 
 
-def _in_acquire(thread: threading.Thread) -> bool:
+def _past_the_try(thread: threading.Thread) -> bool:
+    """Whether ``thread`` is in :func:`frontier.waiting.acquire_counted` past its non-blocking
+    try, which failed: only that branch binds ``record``. (Inside the function is not enough:
+    without the GIL the lock can be released before the try, which then succeeds.)"""
     frame = sys._current_frames().get(thread.ident)
     while frame is not None:
-        if frame.f_code.co_name == "acquire_counted":
-            return True
+        if frame.f_code is waiting.acquire_counted.__code__:
+            return "record" in frame.f_locals
         frame = frame.f_back
     return False
 
@@ -119,7 +123,7 @@ def test_a_contended_lock_is_recorded_as_a_lock_wait():
                                   daemon=True)
         putter.start()
         try:
-            wait_until(lambda: _in_acquire(putter), what="the putter reaching the lock")
+            wait_until(lambda: _past_the_try(putter), what="the putter's try of the lock failing")
         finally:
             f._mutex.release()
         join_all([putter], 10)

@@ -442,7 +442,10 @@ class Crawler:
           idle in get while the frontier holds URLs, or a thread blocked in put while it has
           room): the signal that should have woken it never came;
         * *stall*: every thread idle on an empty frontier while URLs are still counted as
-          pending (a racy frontier lost them).
+          pending, for ``watchdog`` s (a racy frontier lost them). It waits as long as the
+          others: a robot that has taken the last URL but not yet marked itself busy, or a
+          producer that holds a batch, looks idle until it runs again, and on a busy machine
+          that can take half a second.
         """
         room = self.frontier.capacity if self.frontier.bounded else None
         while not self._stop.wait(0.05):
@@ -464,7 +467,7 @@ class Crawler:
                     self._finish("lost-wakeup")
             elif (all(s == IDLE for s in states) and size == 0
                   and not self._spill and self._handoff.empty()):
-                if quiet >= max(0.5, 10 * POLL):
+                if quiet >= max(self.watchdog, 10 * POLL):
                     self._finish("stalled")
 
     def run(
