@@ -1270,6 +1270,8 @@ def _more_or_fewer(rows: Rows) -> str:
     return "more" if hp > site else "fewer" if hp < site else "as many"
 
 
+FT_CEILING = "deque per thread"  # labs.lab_frontier_bench.PRIVATE: nothing shared
+FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
 FT_SHARED_READ = "one AtomicRef, read by all"  # labs.lab_frontier_bench.SHARED_READ
 FT_SHARED_CAS = "one AtomicRef, CAS by all"  # labs.lab_frontier_bench.SHARED_CAS
 # labs.lab_frontier_bench.SHARED_OBJECT
@@ -1277,8 +1279,8 @@ FT_SHARED_OBJECT = "one shared object, a deque per thread behind it"
 FT_SLICED_SHARED = "sliced, every call on the shared frontier"  # ...lab_frontier_bench
 FT_HANDLED = "lockfree, through a handle of its own"  # labs.lockfree_handles.HANDLED
 FT_NO_TAIL = "lockfree, get reads no tail"  # labs.lockfree_handles.NO_TAIL
-FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", "deque per thread",
-                "lockfree, nodes left linked", "lockfree, one per thread", FT_HANDLED, FT_NO_TAIL,
+FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", FT_CEILING, FT_LINKED,
+                "lockfree, one per thread", FT_HANDLED, FT_NO_TAIL,
                 FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT, FT_SLICED_SHARED)
 FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(17))
 """The other runs of frontier-bench kept beside free-threaded/frontier-bench: run-0 a first run
@@ -1293,7 +1295,6 @@ main run before the present one, which has 15 rounds (--rounds 15) where every e
 FT_BEFORE = "free-threaded/repeats/run-15/frontier-bench"  # the main run before the present one
 FT_AGAIN = "free-threaded/repeats/run-16/frontier-bench"  # the same command run after it
 APART = 0.15  # two full runs of the lab at different times should agree within this share
-FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
 
 
 def _cpus(row: dict[str, str]) -> float:
@@ -1304,7 +1305,7 @@ def _cpus(row: dict[str, str]) -> float:
 def _ceiling_rounds(fb: Rows) -> list[tuple[str, float, float, float]]:
     """``(round, 2-over-1 ratio, CPUs of the 1-thread cell, CPUs of the 2-thread cell)`` of
     ``deque per thread``, round by round (frontier-bench.csv)."""
-    cells = {(r["threads"], r["repeat"]): r for r in _where(fb, frontier="deque per thread")}
+    cells = {(r["threads"], r["repeat"]): r for r in _where(fb, frontier=FT_CEILING)}
     out = []
     for k in sorted({k for t, k in cells if t == "1" and ("2", k) in cells}, key=int):
         one, two = cells["1", k], cells["2", k]
@@ -1327,7 +1328,7 @@ def _ft_sliced_sessions(scaling: Rows, fb: Rows, side: Rows, side_cells: Rows,
              f" {stamp(sl)}; its ceiling {_f(float(sl['ceiling']))}x, its rounds "
              f"{_range([x for _, x, _, _ in rounds])}x)")
     ratio = _where(side, frontier="sliced", interpreter="free-threaded", workload="bench")[0]
-    has_ceiling = bool(_where(side, frontier="deque per thread"))
+    has_ceiling = bool(_where(side, frontier=FT_CEILING))
     cells = _where(side_cells, frontier="sliced", interpreter="free-threaded", workload="bench")
     second = (f"{_f(float(ratio['t2_over_t1']))}x in the side-by-side lab (a ratio of medians of "
               f"{cells[0]['runs'] if cells else '?'} runs; {stamp(ratio)}; "
@@ -1337,7 +1338,7 @@ def _ft_sliced_sessions(scaling: Rows, fb: Rows, side: Rows, side_cells: Rows,
         return float(_where(sc, frontier=frontier, threads=t, interpreter="free-threaded")[0]
                      ["median"])
     s1 = _where(sc, frontier="sliced", threads="1", interpreter="free-threaded")[0]
-    ceiling = med("deque per thread", "2") / med("deque per thread", "1")
+    ceiling = med(FT_CEILING, "2") / med(FT_CEILING, "1")
     third = (f"{_f(med('sliced', '2') / med('sliced', '1'))}x in the scaling lab (a ratio of "
              f"medians of {s1['runs']} runs; {stamp(s1)}; its ceiling {_f(ceiling)}x)")
     return f"{first}, {second}, and {third}"
@@ -1348,9 +1349,9 @@ def _ft_judged(rows: Rows, fb: Rows) -> str:
     per-round ratios, each with the CPUs its two cells had: frontier-bench.csv), and the
     verdict the lab computed for ``lockfree`` and ``sliced`` (scaling.csv)."""
     lf, sl = _where(rows, frontier="lockfree")[0], _where(rows, frontier="sliced")[0]
-    had = _where(rows, frontier="deque per thread")[0].get("cpus_2t")
+    had = _where(rows, frontier=FT_CEILING)[0].get("cpus_2t")
     ceiling = float(lf["ceiling"])
-    text = (f"the ceiling (``deque per thread``) read {_f(ceiling)}x at a 1-minute "
+    text = (f"the ceiling (``{FT_CEILING}``) read {_f(ceiling)}x at a 1-minute "
             f"load of {lf['machine_load_1min']} on {lf['machine_cores']} cores "
             f"({lf['date'][:10]})")
     rounds = _ceiling_rounds(fb)
@@ -1408,7 +1409,7 @@ def _ft_runs(main: Rows, *repeats: Rows) -> str:
 
 def _rounds(run: Rows) -> int:
     """The rounds of a frontier-bench run (scaling.csv): those of its ceiling's row."""
-    return int(_where(run, frontier="deque per thread")[0]["rounds"])
+    return int(_where(run, frontier=FT_CEILING)[0]["rounds"])
 
 
 def _has_handles(run: Rows) -> bool:
@@ -1475,7 +1476,7 @@ def _two_runs(now: Rows, before: Rows, lead: str) -> str:
     return (lead.format(hours=_f(hours, 1)) + f" ({_rounds(before)} and {_rounds(now)} "
             f"rounds, 1-minute loads {before[0]['machine_load_1min']} and "
             f"{now[0]['machine_load_1min']}): the "
-            f"ceiling read {one('deque per thread', 'median', 'x')}; ``lockfree``'s share "
+            f"ceiling read {one(FT_CEILING, 'median', 'x')}; ``lockfree``'s share "
             f"{one('lockfree')}; ``sliced``'s {sliced}; of the other "
             f"{len(others)} frontiers' shares, {len(agree)} agree within {APART:.0%}"
             + "".join(f"; {x}" for x in straddled))
@@ -1670,7 +1671,7 @@ def _usl_gil(rows: Rows) -> str:
 def _usl_ceiling(rows: Rows) -> str:
     """The scaling lab's nothing-shared ceiling without the GIL, 2 threads over 1 (medians)."""
     med = {r["threads"]: float(r["median"]) for r in
-           _where(rows, interpreter="free-threaded", frontier="deque per thread")}
+           _where(rows, interpreter="free-threaded", frontier=FT_CEILING)}
     c = med["2"] / med["1"]
     said = (f"{_f(c)}x (medians of {rows[0]['runs']} rounds, 1-minute load "
             f"{rows[0]['machine_load_1min']}, {rows[0]['date'][:10]})")
@@ -1921,7 +1922,7 @@ NUMBERS = [
     Number("ft_gainers_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
            _ft_gainers, "the same, a later session's machine"),
     Number("ft_ceiling_later", "free-threaded/host-2026-11-24/frontier-bench", "scaling",
-           _ft_row("deque per thread"), "the share-nothing baseline, later machine"),
+           _ft_row(FT_CEILING), "the share-nothing baseline, later machine"),
     Number("ft_sliced_sessions", "free-threaded/frontier-bench", "scaling", _ft_sliced_sessions,
            "sliced's 2-over-1 ratio without the GIL in three labs, each with its session",
            beside=("free-threaded/frontier-bench", "frontier-bench"),

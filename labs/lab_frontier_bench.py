@@ -32,6 +32,7 @@ import statistics
 import threading
 import time
 from collections import deque
+from collections.abc import Iterable
 from pathlib import Path
 
 import frontier
@@ -488,6 +489,18 @@ def _why_above(ceiling_cpu: float, cpus_1t: float) -> str:
             f"{cpus_1t:.2f} of a core, CPU efficiency {ceiling_cpu:.2f})")
 
 
+def _median(values: Iterable[float]) -> float:
+    """The median of ``values``; NaN when there are none (not measured)."""
+    values = list(values)
+    return statistics.median(values) if values else float("nan")
+
+
+def _cpus(cells: Iterable[dict]) -> float:
+    """The median CPUs the threads of ``cells`` had between them (CPU seconds over wall
+    seconds; 1.0: one free core); NaN for no cells."""
+    return _median(r["cpu_seconds"] / r["seconds"] for r in cells)
+
+
 def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
     """Each frontier's rate at 2 threads over its rate at 1 thread, per round (so both come
     from the same stretch of the machine's time), median and min-max over the rounds; the same
@@ -504,11 +517,8 @@ def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
 
     ceil = per_round(PRIVATE, "pairs_per_second")
     ceiling = statistics.median(ceil.values()) if ceil else None
-    ceil_cpu = list(per_round(PRIVATE, "pairs_per_cpu_second").values())
-    ceiling_cpu = statistics.median(ceil_cpu) if ceil_cpu else float("nan")
-    one = [cell[PRIVATE, 1, k] for k in rounds if (PRIVATE, 1, k) in cell]
-    cpus_1t = (statistics.median(r["cpu_seconds"] / r["seconds"] for r in one)
-               if one else float("nan"))
+    ceiling_cpu = _median(per_round(PRIVATE, "pairs_per_cpu_second").values())
+    cpus_1t = _cpus(cell[PRIVATE, 1, k] for k in rounds if (PRIVATE, 1, k) in cell)
     gil, cores = gil_enabled(), os.cpu_count() or 1
     out = []
     for name in names:
@@ -516,19 +526,18 @@ def scaling(lab: Lab, rows: list[dict], names: list[str]) -> list[dict]:
         if not ratio:
             continue
         share = [x / ceil[k] for k, x in ratio.items() if k in ceil]
-        cpu = list(per_round(name, "pairs_per_cpu_second").values())
         two = [cell[name, 2, k] for k in ratio]
         row = {"frontier": name, "threads": "2 over 1", "rounds": len(ratio),
                "median": statistics.median(ratio.values()), "min": min(ratio.values()),
                "max": max(ratio.values()),
-               "of_ceiling": statistics.median(share) if share else float("nan"),
+               "of_ceiling": _median(share),
                "of_ceiling_min": min(share, default=float("nan")),
                "of_ceiling_max": max(share, default=float("nan")),
-               "cpu_efficiency": statistics.median(cpu) if cpu else float("nan"),
+               "cpu_efficiency": _median(per_round(name, "pairs_per_cpu_second").values()),
                "gc_per_second_2t": sum(r["gc_collections"] for r in two)
                / sum(r["seconds"] for r in two),
                # CPUs the two threads had between them (2.0: two free cores)
-               "cpus_2t": statistics.median(r["cpu_seconds"] / r["seconds"] for r in two),
+               "cpus_2t": _cpus(two),
                "ceiling": ceiling if ceiling is not None else float("nan")}
         row["verdict"] = verdict(name, row["median"], row["of_ceiling"], ceiling, gil, cores,
                                  len(ratio.keys() & ceil.keys()), ceiling_cpu, cpus_1t)

@@ -40,6 +40,23 @@ def test_committed_generated_text_is_what_the_committed_csvs_give(book_numbers):
             f"{path.name} is stale: run python docs/regenerate_figures.py --render-only")
 
 
+def test_the_free_threaded_row_names_are_the_labs(book_numbers):
+    """The book finds frontier-bench's rows by name (it mirrors the lab's constants rather than
+    import the lab at start-up): a row renamed in the lab must not leave the book reading
+    none."""
+    from labs import lab_frontier_bench as fb
+    from labs import lockfree_handles as lh
+
+    mirrors = {"FT_CEILING": fb.PRIVATE, "FT_LINKED": fb.RETAINING,
+               "FT_SHARED_READ": fb.SHARED_READ, "FT_SHARED_CAS": fb.SHARED_CAS,
+               "FT_SHARED_OBJECT": fb.SHARED_OBJECT, "FT_SLICED_SHARED": fb.SLICED_SHARED,
+               "FT_HANDLED": lh.HANDLED, "FT_NO_TAIL": lh.NO_TAIL}
+    for name, row in mirrors.items():
+        assert getattr(book_numbers, name) == row, name
+    never_judged = (*fb.BASELINES, *fb.LOCKFREE_DIAGNOSTICS, *fb.SLICED_DIAGNOSTICS)
+    assert sorted(book_numbers.FT_BASELINES) == sorted(never_judged)
+
+
 def test_a_number_in_the_prose_follows_its_csv(book_numbers, tmp_path):
     copy = tmp_path / "results"
     shutil.copytree(RESULTS, copy)
