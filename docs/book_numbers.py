@@ -1017,13 +1017,16 @@ def _part_trend(ours: Rows, paper: Rows) -> str:
             f"K = 64), {paper_says}")
 
 
+FT_CEILING = "deque per thread"  # labs.lab_frontier_bench.PRIVATE: nothing shared
+FB_BASELINES = ("queue.Queue", "queue.SimpleQueue", FT_CEILING)  # ...lab_frontier_bench.BASELINES
+
+
 def _fb_simple_vs_best(rows: Rows) -> str:
     """frontier-bench: queue.SimpleQueue over the fastest frontier, per thread count (range)."""
-    baselines = ("queue.Queue", "queue.SimpleQueue", "deque per thread")
     xs = []
     for t in sorted({r["threads"] for r in rows}, key=int):
         best = max(_median(rows, "pairs_per_second", frontier=f, threads=t)
-                   for f in {r["frontier"] for r in rows} - set(baselines))
+                   for f in {r["frontier"] for r in rows} - set(FB_BASELINES))
         xs.append(_median(rows, "pairs_per_second", frontier="queue.SimpleQueue", threads=t)
                   / best)
     order = "an order of magnitude" if min(xs) >= 10 else "several times"
@@ -1033,9 +1036,8 @@ def _fb_simple_vs_best(rows: Rows) -> str:
 
 def _fb_slowest(rows: Rows) -> str:
     """frontier-bench: the two frontiers (not the baselines) slowest per pair at one thread."""
-    baselines = ("queue.Queue", "queue.SimpleQueue", "deque per thread")
     one = {f: _median(rows, "pairs_per_second", frontier=f, threads="1")
-           for f in {r["frontier"] for r in rows} - set(baselines)}
+           for f in {r["frontier"] for r in rows} - set(FB_BASELINES)}
     a, b = sorted(one, key=one.get)[:2]
     return (f"the slowest per pair at one thread in the micro-benchmark are ``{a}`` and "
             f"``{b}``, {one[a]:,.0f} and {one[b]:,.0f} pairs/s")
@@ -1270,7 +1272,6 @@ def _more_or_fewer(rows: Rows) -> str:
     return "more" if hp > site else "fewer" if hp < site else "as many"
 
 
-FT_CEILING = "deque per thread"  # labs.lab_frontier_bench.PRIVATE: nothing shared
 FT_LINKED = "lockfree, nodes left linked"  # labs.lab_frontier_bench.RETAINING
 FT_SHARED_READ = "one AtomicRef, read by all"  # labs.lab_frontier_bench.SHARED_READ
 FT_SHARED_CAS = "one AtomicRef, CAS by all"  # labs.lab_frontier_bench.SHARED_CAS
@@ -1279,7 +1280,7 @@ FT_SHARED_OBJECT = "one shared object, a deque per thread behind it"
 FT_SLICED_SHARED = "sliced, every call on the shared frontier"  # ...lab_frontier_bench
 FT_HANDLED = "lockfree, through a handle of its own"  # labs.lockfree_handles.HANDLED
 FT_NO_TAIL = "lockfree, get reads no tail"  # labs.lockfree_handles.NO_TAIL
-FT_BASELINES = ("queue.Queue", "queue.SimpleQueue", FT_CEILING, FT_LINKED,
+FT_BASELINES = (*FB_BASELINES, FT_LINKED,
                 "lockfree, one per thread", FT_HANDLED, FT_NO_TAIL,
                 FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT, FT_SLICED_SHARED)
 FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(17))

@@ -53,6 +53,7 @@ def test_the_free_threaded_row_names_are_the_labs(book_numbers):
                "FT_HANDLED": lh.HANDLED, "FT_NO_TAIL": lh.NO_TAIL}
     for name, row in mirrors.items():
         assert getattr(book_numbers, name) == row, name
+    assert book_numbers.FB_BASELINES == fb.BASELINES
     never_judged = (*fb.BASELINES, *fb.LOCKFREE_DIAGNOSTICS, *fb.SLICED_DIAGNOSTICS)
     assert sorted(book_numbers.FT_BASELINES) == sorted(never_judged)
 
