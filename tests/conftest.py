@@ -247,7 +247,7 @@ def thread_stacks(threads: list[threading.Thread]) -> str:
     library that led there, and the stack (innermost call last), from
     :func:`sys._current_frames`."""
     stdlib = sysconfig.get_paths()["stdlib"]
-    frames = sys._current_frames()
+    frames = helpers.current_frames()
     out = []
     for t in threads:
         frame = frames.get(t.ident)  # type: ignore[arg-type]

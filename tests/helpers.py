@@ -3,6 +3,7 @@ bounded wait for a thread to be asleep."""
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import time
@@ -114,6 +115,20 @@ def _backoff_file() -> Path:
     return Path(frontier.waiting.__file__).resolve()
 
 
+def current_frames() -> dict:
+    """:func:`sys._current_frames`, with the cyclic collector paused while it runs (if it was on).
+    On CPython 3.11 before 3.11.9 a collection inside it can free a ``threading.local``, whose
+    clean-up takes the interpreter lock the call already holds: the process hangs where no
+    timeout can reach it (python/cpython#106883; seen here in CI)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return sys._current_frames()
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def asleep(thread: threading.Thread, inside: str | None = None) -> bool:
     """Whether ``thread`` is asleep now: its innermost frame is a wait of :mod:`threading` or
     the backoff pause of :mod:`frontier.waiting` (a thread blocked in ``Condition.wait`` has
@@ -121,7 +136,7 @@ def asleep(thread: threading.Thread, inside: str | None = None) -> bool:
     whose waiter lock was released, notified but not yet running, is awake). With
     ``inside``, a frame of a function of that name must also be on its stack (e.g. ``"wait"`` of
     a home-made condition). A spinning thread is never asleep."""
-    frame = sys._current_frames().get(thread.ident)  # type: ignore[arg-type]
+    frame = current_frames().get(thread.ident)  # type: ignore[arg-type]
     if frame is None:
         return False
     where = (Path(frame.f_code.co_filename).resolve(), frame.f_code.co_name)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gc
 import json
-import sys
 import threading
 import time
 
@@ -14,7 +13,7 @@ import pytest
 import frontier
 from crawlers.crawl.timeline import STATES, Timeline, dominant
 from frontier import waiting
-from tests.helpers import join_all, make, start_thread, wait_until
+from tests.helpers import current_frames, join_all, make, start_thread, wait_until
 
 
 def test_each_thread_gets_its_own_row_with_its_own_intervals():
@@ -106,7 +105,7 @@ def _past_the_try(thread: threading.Thread) -> bool:
     """Whether ``thread`` is in :func:`frontier.waiting.acquire_counted` past its non-blocking
     try, which failed: only that branch binds ``record``. (Inside the function is not enough:
     without the GIL the lock can be released before the try, which then succeeds.)"""
-    frame = sys._current_frames().get(thread.ident)
+    frame = current_frames().get(thread.ident)
     while frame is not None:
         if frame.f_code is waiting.acquire_counted.__code__:
             return "record" in frame.f_locals

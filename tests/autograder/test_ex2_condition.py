@@ -15,7 +15,14 @@ from contextlib import contextmanager
 import pytest
 
 from tests.conftest import load_exercise
-from tests.helpers import asleep, join_all, start_thread, wait_until, wait_until_asleep
+from tests.helpers import (
+    asleep,
+    current_frames,
+    join_all,
+    start_thread,
+    wait_until,
+    wait_until_asleep,
+)
 
 
 @contextmanager
@@ -56,7 +63,7 @@ def _asleep_on_the_condition(t, m) -> bool:
     blocked re-entering the monitor is awake)."""
     if not asleep(t, inside="wait"):
         return False
-    frame = sys._current_frames().get(t.ident)
+    frame = current_frames().get(t.ident)
     while frame is not None:
         if frame.f_locals.get("self") is m.mutex:
             return False
