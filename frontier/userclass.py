@@ -38,8 +38,8 @@ from pathlib import Path
 from frontier import contract
 from frontier.contract import UnknownFrontier, info, names, register
 
-__all__ = ["BadFrontierSpec", "blame", "is_spec", "load_spec", "resolve", "set_source_check",
-           "spec_of"]
+__all__ = ["BadFrontierSpec", "blame", "is_spec", "load_spec", "loaded_name", "resolve",
+           "set_source_check", "spec_of"]
 
 ATTRIBUTES = {"name": str, "description": str, "ordering": str, "correct": bool, "bounded": bool}
 ORDERINGS = ("fifo", "priority")
@@ -102,8 +102,7 @@ def load_spec(spec: str) -> str:
     if not sep or not where or not attr.isidentifier():
         raise BadFrontierSpec(f"{spec!r}: {USAGE}")
     with _lock:
-        is_file = where.endswith(".py") or "/" in where or Path(where).is_file()
-        key = (str(Path(where).resolve()) if is_file else where, attr)
+        key, is_file = _key(where, attr)
         if key in _loaded:
             return _loaded[key]
         module = (_import_file(spec, Path(where), attr) if is_file
@@ -121,6 +120,28 @@ def load_spec(spec: str) -> str:
         _loaded[key] = cls.name
         _specs[cls.name] = f"{key[0]}:{attr}"
         return cls.name
+
+
+def loaded_name(spec: str) -> str | None:
+    """The name the class ``spec`` names is registered under if :func:`load_spec` has loaded
+    it already, else ``None``. Never imports: what a data file (a trace) names is compared
+    with the frontier the user chose without running the file it names."""
+    where, sep, attr = spec.rpartition(":")
+    if not sep or not where:
+        return None
+    try:
+        key = _key(where, attr)[0]
+    except (OSError, ValueError):  # a path the system cannot take (a NUL byte): never loaded
+        return None
+    with _lock:
+        return _loaded.get(key)
+
+
+def _key(where: str, attr: str) -> tuple[tuple[str, str], bool]:
+    """The key of ``_loaded`` for the class ``attr`` of file or module ``where``, and whether
+    ``where`` is a file."""
+    is_file = where.endswith(".py") or "/" in where or Path(where).is_file()
+    return (str(Path(where).resolve()) if is_file else where, attr), is_file
 
 
 def blame(exc: BaseException) -> str | None:

@@ -81,3 +81,52 @@ def test_a_resumed_priority_crawl_fetches_what_an_uninterrupted_one_does(tmp_pat
     assert before == whole[:15]
     assert len(after) == 25
     assert after == whole[15:]
+
+
+class _Planted:
+    """What a forged snapshot would hold: unpickling it calls ``Path.write_text``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.write_text, (self.path, "ran"))
+
+
+def test_a_snapshot_comes_back_as_it_was_saved(tmp_path):
+    """The classes a worker's snapshot holds (the collector's Counters and superstep records)
+    load back; SNAPSHOT_CLASSES is all load() takes."""
+    from collections import Counter
+
+    from crawlers.bsp.journal import BspJournal
+    from crawlers.bsp.report import SuperstepRecord
+
+    record = SuperstepRecord(superstep=1, workers=[0], pages=2, messages=0, urls_sent=0,
+                             page_messages=0, failures=0, local_failures=0, misrouted=0,
+                             frontier=3, load_imbalance=1.0, fetch_seconds=0.1,
+                             exchange_seconds=0.0, elapsed=0.2, per_worker={"pages": [2]})
+    state = {"queued": {"http://a.test/": 0.5}, "fetched": {"http://b.test/"},
+             "visited": frozenset({1, 2}), "ledger": ({}, {}, {}), "total_fetched": 2,
+             "extra": {"collector": {"records": [record], "errors": Counter(timeout=1)}}}
+    journal = BspJournal(tmp_path, rank=0, session=1)
+    try:
+        journal.save(1, state)
+        assert journal.load(1) == state
+    finally:
+        journal.close()
+
+
+def test_a_forged_snapshot_is_refused_before_its_code_runs(tmp_path):
+    """A journal is a file anyone could hand over: a snapshot naming a class outside
+    SNAPSHOT_CLASSES is one BspJournalError naming it, and nothing it names has run."""
+    from crawlers.bsp.journal import BspJournal, BspJournalError
+
+    ran = tmp_path / "ran"
+    journal = BspJournal(tmp_path / "state", rank=0, session=1)
+    try:
+        journal.save(1, {"queued": {}, "extra": _Planted(ran)})
+        with pytest.raises(BspJournalError, match="snapshot 1 is unreadable.*write_text"):
+            journal.load(1)
+    finally:
+        journal.close()
+    assert not ran.exists()

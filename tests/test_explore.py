@@ -527,7 +527,7 @@ def test_the_replay_hint_names_a_file_loaded_class_by_the_spec_to_type(
     hint = out.split("replay it with: ")[1].strip()
     assert hint.startswith(f"crawlab explore {spec} --replay "), hint
     path = work / hint.split(" --replay ")[1]
-    assert trace.load(path)["frontier"] == spec
+    assert trace.load(path, spec)["frontier"] == spec
     monkeypatch.chdir(tmp_path)
     assert main(["explore", spec, "--replay", str(path)]) == 1
     assert "never came out (lost)" in capsys.readouterr().out

@@ -113,3 +113,36 @@ def test_a_trace_written_by_explore_still_replays(tmp_path, capsys):
     assert main(["explore", "unsynchronized", "--replay", str(path)]) == 1
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out in written
+
+
+@pytest.mark.parametrize("named", ["planted.py:Planted", "{dir}/planted.py:Planted"],
+                         ids=["relative", "absolute"])
+def test_a_trace_naming_a_file_does_not_run_it(named, tmp_path, capsys, monkeypatch):
+    """A trace file is data: the frontier it names is compared with the one the user typed,
+    never imported. One naming ``FILE.py:CLASS`` beside it, replayed against a built-in
+    frontier, is refused in one line, and the file's code has not run (it would write
+    ``ran``)."""
+    planted = tmp_path / "planted.py"
+    planted.write_text("import pathlib\npathlib.Path(__file__).with_name('ran').write_text('x')\n")
+    monkeypatch.chdir(tmp_path)
+    path = _write(tmp_path, "planted", frontier=named.format(dir=tmp_path))
+    _refused(path, capsys, "is a trace of", "not 'unsynchronized'")
+    assert not (tmp_path / "ran").exists()
+
+
+def test_a_trace_of_a_students_class_replays_when_the_student_names_it(tmp_path, capsys,
+                                                                       monkeypatch):
+    """explore writes a trace naming the class by its absolute spec; the student replays it
+    typing the spec relative, from where the file is: the same class, so the replay runs (and
+    finds the lost update again)."""
+    (tmp_path / "mine.py").write_text(
+        "from frontier.unsynchronized import UnsynchronizedFrontier\n\n\n"
+        "class Mine(UnsynchronizedFrontier):\n    name = 'mine-trace-unsynchronized'\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["explore", "mine.py:Mine", "--scenario", "lost-update"]) == 1
+    capsys.readouterr()
+    path = tmp_path / "explore-mine-trace-unsynchronized-lost-update.json"
+    assert json.loads(path.read_text())["frontier"] == f"{tmp_path / 'mine.py'}:Mine"
+    assert main(["explore", "mine.py:Mine", "--replay", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "" and "never came out (lost)" in captured.out

@@ -25,11 +25,15 @@ instead, as :mod:`crawlers.crawl.journal` does for the threaded crawl.
 
 A journal that cannot be read, or one made by another crawl or another ``--procs``, raises
 :class:`BspJournalError` (a ``ValueError``: one line on the command line), never a silent start
-from nothing. Thread-safety: a journal belongs to its worker's main thread.
+from nothing. A journal is a file anyone could have handed over: a snapshot is unpickled with
+only the classes a snapshot holds (:data:`SNAPSHOT_CLASSES`, beside the built-in containers
+pickle needs no class for), so one naming any other class is refused before any of its code
+could run. Thread-safety: a journal belongs to its worker's main thread.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pickle
@@ -44,6 +48,10 @@ __all__ = ["FORMAT", "BspJournal", "BspJournalError", "common_superstep", "read_
 
 FORMAT = "crawlab-bsp-journal-1"
 KEEP = 2  # snapshots kept per rank: the newest common one is among them (see the docstring)
+#: The classes a snapshot may name (:meth:`Worker._snapshot <crawlers.bsp.engine.Worker>`: the
+#: collector's error and limit counts and its superstep records); every other one is refused.
+SNAPSHOT_CLASSES = frozenset({("collections", "Counter"),
+                              ("crawlers.bsp.report", "SuperstepRecord")})
 
 
 class BspJournalError(ValueError):
@@ -137,7 +145,8 @@ class BspJournal:
             os.write(self._log, started_lines(self.session, urls))
 
     def save(self, superstep: int, state: Any) -> None:
-        """Save ``state`` (picklable) as of the end of ``superstep``; keep the last two."""
+        """Save ``state`` (built-in containers and :data:`SNAPSHOT_CLASSES`, which is all
+        :meth:`load` takes back) as of the end of ``superstep``; keep the last two."""
         blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
         db = self._db
         db.execute("BEGIN")
@@ -152,10 +161,12 @@ class BspJournal:
                                    (superstep,)).fetchone()
             if row is None:
                 raise BspJournalError(f"{self.path} has no snapshot of superstep {superstep}")
-            return pickle.loads(row[0])
-        except (sqlite3.DatabaseError, pickle.UnpicklingError, EOFError) as exc:
+            return _SnapshotUnpickler(io.BytesIO(row[0])).load()
+        except BspJournalError:
+            raise
+        except Exception as exc:  # sqlite3's, or any of a damaged or forged pickle's
             raise BspJournalError(f"{self.path}: snapshot {superstep} is unreadable "
-                                  f"({exc})") from None
+                                  f"({type(exc).__name__}: {exc})") from None
 
     def close(self) -> None:
         """Close the database and the log. Idempotent."""
@@ -165,6 +176,17 @@ class BspJournal:
         if self._log >= 0:
             os.close(self._log)
             self._log = -1
+
+
+class _SnapshotUnpickler(pickle.Unpickler):
+    """Unpickles what :meth:`BspJournal.save` pickled, and nothing else: a class outside
+    :data:`SNAPSHOT_CLASSES` (a forged snapshot's ``os.system``) is refused, not looked up."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in SNAPSHOT_CLASSES:
+            raise pickle.UnpicklingError(f"it names {module}.{name}, which no snapshot holds; "
+                                         "refused without loading it")
+        return super().find_class(module, name)
 
 
 def refetched(directory: str | Path, size: int) -> int:

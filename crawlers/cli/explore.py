@@ -196,10 +196,7 @@ def run(args: argparse.Namespace) -> int:
     if args.replay is not None:
         if args.scenario is not None:
             return _error("--replay takes the scenario from the trace file")
-        data = trace.load(args.replay)
-        if _same(data["frontier"]) != _same(args.frontier):
-            return _error(f"{args.replay} is a trace of {data['frontier']!r}, "
-                          f"not {args.frontier!r}")
+        data = trace.load(args.replay, args.frontier)
         sc = scenarios.get(data["scenario"])
         try:
             out = replay(args.frontier, sc.name, data["schedule"])

@@ -232,8 +232,9 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def load(path: Path) -> dict:
-    """Read a trace file; :class:`ValueError` (one line naming the file) if it is not one.
+def load(path: Path, frontier: str) -> dict:
+    """Read a trace file of ``frontier`` (the name or spec the user chose, loaded already);
+    :class:`ValueError` (one line naming the file) if it is not one.
 
     Every field is checked against what :func:`save` writes: ``format`` is :data:`FORMAT`,
     ``frontier`` and ``scenario`` are names (the scenario one of
@@ -241,7 +242,9 @@ def load(path: Path) -> dict:
     ``schedule`` entry a thread of that scenario (``0 .. n-1``) or frontrun's virtual clock
     (``n``, for ``n`` threads), ``bound`` a preemption bound or ``null``, ``report`` and
     ``full`` text. So a damaged or hand-edited file is refused here, before the replay (which
-    would wait for a thread that does not exist until frontrun's timeout)."""
+    would wait for a thread that does not exist until frontrun's timeout). The file's
+    ``frontier`` must name ``frontier``, compared without importing what the file names: a
+    trace naming ``FILE.py:CLASS`` never runs that file; only the user's choice is run."""
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, huge integers
@@ -280,13 +283,14 @@ def load(path: Path) -> dict:
                 f"{path}: schedule entry {i} is {_shown(x)}, not a thread index of scenario "
                 f"{sc.name!r} (0 to {n - 1} for its threads {', '.join(sc.thread_names)}; "
                 f"{n} for the virtual clock)")
-    from frontier.contract import UnknownFrontier
+    from frontier.userclass import is_spec, loaded_name, resolve
 
-    try:  # (a ValueError raised by the code of a FILE.py:CLASS passes: app.py blames it)
-        takes = scenarios.applicable(data["frontier"])
-    except UnknownFrontier as exc:  # not registered, a FILE.py:CLASS that is not there
-        raise ValueError(f"{path}: {exc}") from None
+    mine = resolve(frontier)  # loaded by the caller: no import here
+    named = data["frontier"]
+    if (loaded_name(named) if is_spec(named) else named) != mine:
+        raise ValueError(f"{path} is a trace of {named!r}, not {frontier!r}")
+    takes = scenarios.applicable(mine)
     if sc.name not in takes:
         raise ValueError(f"{path}: scenario {sc.name!r} does not apply to "
-                         f"{data['frontier']!r}; it takes: {', '.join(takes)}")
+                         f"{named!r}; it takes: {', '.join(takes)}")
     return data
