@@ -1296,6 +1296,7 @@ main run before the present one, which has 15 rounds (--rounds 15) where every e
 FT_BEFORE = "free-threaded/repeats/run-15/frontier-bench"  # the main run before the present one
 FT_AGAIN = "free-threaded/repeats/run-16/frontier-bench"  # the same command run after it
 APART = 0.15  # two full runs of the lab at different times should agree within this share
+DAY = 24.0  # hours: the goal asks two runs at least this far apart to agree within APART
 
 
 def _cpus(row: dict[str, str]) -> float:
@@ -1440,6 +1441,35 @@ def _ft_again(main: Rows, later: Rows) -> str:
     both): see :func:`_two_runs`."""
     return _two_runs(later, main, f"the run after it ({_run_name(FT_AGAIN)}, the same "
                      "command), made {hours} hours later")
+
+
+def _ft_day(now: Rows, before: Rows, later: Rows) -> str:
+    """The goal's stability check: whether two of the runs compared above (the main run, the
+    one it replaced, the run after it; scaling.csv) are a day (:data:`DAY`) or more apart, and
+    if so whether the ceiling, ``lockfree``'s and ``sliced``'s shares agree within
+    :data:`APART`; until then it says the check is not made, and how far apart the runs are."""
+    apart = [(abs(_hours_between(other[0]["date"], now[0]["date"])), other, name)
+             for other, name in ((before, "the main run it replaced"),
+                                 (later, f"the run after it ({_run_name(FT_AGAIN)})"))]
+    far = [p for p in apart if p[0] >= DAY]
+    if not far:
+        return ("not made yet: the runs compared above are "
+                + " and ".join(f"{_f(h, 1)}" for h, _, _ in apart)
+                + f" hours apart, less than a day ({DAY:.0f} hours). The next main run is the "
+                "first made a day or more after the run above; it is named before it is made "
+                "and kept whatever it shows, and the check then compares the two")
+    hours, other, name = max(far, key=lambda p: p[0])
+    earlier, newer = (other, now) if other[0]["date"] <= now[0]["date"] else (now, other)
+    a, b = ({r["frontier"]: r for r in run} for run in (earlier, newer))
+    moved = {label: abs(float(b[n][k]) - float(a[n][k])) / float(a[n][k])
+             for label, n, k in (("the ceiling", FT_CEILING, "median"),
+                                 ("``lockfree``'s share", "lockfree", "of_ceiling"),
+                                 ("``sliced``'s share", "sliced", "of_ceiling"))}
+    beyond = [f"{label} moved {m:.0%}" for label, m in moved.items() if m > APART]
+    return (f"made: the run above and {name} are {_f(hours, 1)} hours apart; "
+            + (f"they agree within {APART:.0%} on the ceiling and both shares (the most any "
+               f"moved: {max(moved.values()):.0%})" if not beyond else
+               f"they do not agree within {APART:.0%}: {', '.join(beyond)}"))
 
 
 def _run_name(where: str) -> str:
@@ -1948,6 +1978,9 @@ NUMBERS = [
     Number("ft_again", "free-threaded/frontier-bench", "scaling", _ft_again,
            "the main run beside the same command run after it: agreement within 15%",
            more=((FT_AGAIN, "scaling"),)),
+    Number("ft_day", "free-threaded/frontier-bench", "scaling", _ft_day,
+           "the goal's stability check: two runs a day apart agree within 15%, or not made yet",
+           more=((FT_BEFORE, "scaling"), (FT_AGAIN, "scaling"))),
     Number("ft_shared_ref", "free-threaded/frontier-bench", "scaling", _ft_shared_ref,
            "one shared AtomicRef read, and read and CASed, by two threads, no GIL"),
     Number("ft_lf_handles", "free-threaded/frontier-bench", "scaling", _ft_lf_handles,

@@ -573,3 +573,34 @@ def test_lockfree_handle_rows_are_read_over_the_runs_that_measured_them(
     reached = [len(runs) * (float(x) >= 0.74) for x in ("0.65", handle, no_tail)]
     assert (f"of the {len(runs)} the lab could judge, the goal of 0.74 was reached in "
             f"{reached[0]}, {reached[1]} and {reached[2]} respectively") in text
+
+
+def test_the_day_apart_check_is_made_only_from_runs_a_day_apart(book_numbers, tmp_path):
+    """ft_day says "not made yet" while the runs compared are less than 24 hours apart (the
+    hours read from their own dates), and once two are a day apart, whether they agree within
+    15%, naming what moved beyond it."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    now = copy / "free-threaded" / "frontier-bench" / "scaling.csv"
+    before = copy / book_numbers.FT_BEFORE / "scaling.csv"
+    later = copy / book_numbers.FT_AGAIN / "scaling.csv"
+
+    def same_rest(row):  # the ceiling and sliced's share alike in all three runs
+        if row["frontier"] == book_numbers.FT_CEILING:
+            row["median"] = "1.80"
+        if row["frontier"] == "sliced":
+            row["of_ceiling"] = "1.00"
+    for path in (now, before, later):
+        _rewrite(path, same_rest)
+    _set_run(before, "2026-11-27T00:00:00Z", "0.70")
+    _set_run(now, "2026-11-27T23:00:00Z", "0.76")
+    _set_run(later, "2026-11-27T23:30:00Z", "0.76")
+    text = book_numbers.values(copy)["ft_day"]
+    assert text.startswith("not made yet: the runs compared above are 23.0 and 0.5 hours")
+    _set_run(now, "2026-11-28T01:00:00Z", "0.76")
+    text = book_numbers.values(copy)["ft_day"]
+    assert text.startswith("made: the run above and the main run it replaced are 25.0 hours")
+    assert "they agree within 15%" in text
+    _set_run(now, "2026-11-28T01:00:00Z", "0.90")  # 0.70 -> 0.90: 29%
+    text = book_numbers.values(copy)["ft_day"]
+    assert "they do not agree within 15%: ``lockfree``'s share moved 29%" in text
