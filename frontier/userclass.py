@@ -102,7 +102,10 @@ def load_spec(spec: str) -> str:
     if not sep or not where or not attr.isidentifier():
         raise BadFrontierSpec(f"{spec!r}: {USAGE}")
     with _lock:
-        key, is_file = _key(where, attr)
+        try:
+            key, is_file = _key(where, attr)
+        except (OSError, ValueError, RuntimeError) as exc:  # a NUL byte, a symlink loop
+            raise BadFrontierSpec(f"{spec!r}: {_one_line(exc)}") from None
         if key in _loaded:
             return _loaded[key]
         module = (_import_file(spec, Path(where), attr) if is_file
@@ -131,7 +134,7 @@ def loaded_name(spec: str) -> str | None:
         return None
     try:
         key = _key(where, attr)[0]
-    except (OSError, ValueError):  # a path the system cannot take (a NUL byte): never loaded
+    except (OSError, ValueError, RuntimeError):  # a NUL byte, a symlink loop: never loaded
         return None
     with _lock:
         return _loaded.get(key)

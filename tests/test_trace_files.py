@@ -8,6 +8,7 @@ Needs frontrun (the ``explore`` extra); skipped where it cannot be imported.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -146,3 +147,46 @@ def test_a_trace_of_a_students_class_replays_when_the_student_names_it(tmp_path,
     assert main(["explore", "mine.py:Mine", "--replay", str(path)]) == 1
     captured = capsys.readouterr()
     assert captured.err == "" and "never came out (lost)" in captured.out
+
+
+def test_a_trace_naming_a_symlink_loop_is_refused(tmp_path, capsys):
+    """Resolving a symlink loop raises RuntimeError on Python 3.11: still one line."""
+    (tmp_path / "loop.py").symlink_to("loop.py")
+    _refused(_write(tmp_path, "loop", frontier=f"{tmp_path / 'loop.py'}:X"), capsys,
+             "is a trace of")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_trace_file_that_is_not_a_regular_file_is_refused_at_once(kind, tmp_path, capsys):
+    """A FIFO with no writer would block the read for ever, /dev/zero never ends: both are
+    refused before a byte is read (the test itself cannot hang: nothing ever writes the
+    FIFO, so only a refusal returns)."""
+    import os
+
+    path = tmp_path / "t.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path = Path("/dev/zero")
+    assert main(["explore", "unsynchronized", "--replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a regular file" in err, err
+
+
+def test_a_trace_file_larger_than_any_trace_is_refused_unread(tmp_path, capsys, monkeypatch):
+    from frontier.check import trace
+
+    monkeypatch.setattr(trace, "MAX_BYTES", 1000)
+    path = _write(tmp_path, "big", report="x" * 2000)
+    _refused(path, capsys, "more than a trace file's")
+
+
+def test_a_long_frontier_name_is_shown_cut(tmp_path, capsys):
+    err = _refused(_write(tmp_path, "long", frontier="x" * 100_000), capsys, "is a trace of")
+    assert len(err) < 300
+
+
+def test_a_bound_beyond_the_largest_is_refused(tmp_path, capsys):
+    _refused(_write(tmp_path, "bound", bound=10**100), capsys, "from 0 to 10000")

@@ -61,9 +61,6 @@ HELP = "explore a frontier's interleavings (DPOR) and replay a violation"
 HOLDS, VIOLATED, BAD_INPUT, INCONCLUSIVE = 0, 1, 2, 3
 RUNS = 300
 """``--pct``/``--random``: runs per scenario when ``--runs`` is not given."""
-MAX_BOUND = 10_000
-"""The largest ``--bound``: frontrun cuts a run at 10 000 steps, so a run has fewer points to
-preempt and a larger bound would bound nothing (the scenarios' runs take under 1 000 steps)."""
 MAX_DEPTH = 5
 """The largest ``--depth``: the scenarios seek 2 or 3 (:data:`frontier.check.pct.DEPTHS`); at 5 a
 run finds the bug with probability below 10**-8 on every scenario here (about 10**9 runs for
@@ -78,7 +75,7 @@ def _error(message: str) -> int:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of ``crawlab explore``."""
     from crawlers.cli.userfrontier import add_frontier_arguments
-    from frontier.check.explore import DEFAULT_BOUND
+    from frontier.check.explore import DEFAULT_BOUND, MAX_BOUND
 
     add_frontier_arguments(p)
     p.add_argument("--scenario", help="one scenario (default: every one that applies)")

@@ -232,6 +232,33 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+MAX_BYTES = 64 * 2**20
+"""The largest trace file read: :func:`save` writes a few kilobytes (a schedule of a few
+thousand entries and its report); a file this large is not one of them."""
+
+
+def _read(path: Path) -> str:
+    """The text of ``path`` if it is a regular file of at most :data:`MAX_BYTES` (checked on
+    the open file: a FIFO or a device would block or never end), else :class:`OSError`."""
+    import os
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError("not a regular file (a folder, a FIFO or a device)")
+        if st.st_size > MAX_BYTES:
+            raise OSError(f"{st.st_size:,} bytes, more than a trace file's {MAX_BYTES:,}")
+        with open(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_BYTES:  # grew while read
+        raise OSError(f"more than a trace file's {MAX_BYTES:,} bytes")
+    return data.decode()
+
+
 def load(path: Path, frontier: str) -> dict:
     """Read a trace file of ``frontier`` (the name or spec the user chose, loaded already);
     :class:`ValueError` (one line naming the file) if it is not one.
@@ -246,7 +273,7 @@ def load(path: Path, frontier: str) -> dict:
     ``frontier`` must name ``frontier``, compared without importing what the file names: a
     trace naming ``FILE.py:CLASS`` never runs that file; only the user's choice is run."""
     try:
-        data = json.loads(Path(path).read_text())
+        data = json.loads(_read(Path(path)))
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, huge integers
         raise ValueError(f"cannot read trace file {path}: {exc}") from None
     except RecursionError:
@@ -263,9 +290,11 @@ def load(path: Path, frontier: str) -> dict:
         if key in data and not isinstance(data[key], str):
             raise ValueError(f"{path}: {key} must be text (a string), not {_shown(data[key])}")
     bound = data.get("bound")
-    if bound is not None and not (_int(bound) and bound >= 0):
-        raise ValueError(f"{path}: bound must be a preemption bound (an integer >= 0) or "
-                         f"null, not {_shown(bound)}")
+    from frontier.check.explore import MAX_BOUND
+
+    if bound is not None and not (_int(bound) and 0 <= bound <= MAX_BOUND):
+        raise ValueError(f"{path}: bound must be a preemption bound (an integer from 0 to "
+                         f"{MAX_BOUND}) or null, not {_shown(bound)}")
     sched = data["schedule"]
     if not isinstance(sched, list):
         raise ValueError(f"{path}: schedule must be a list of thread indices, not "
@@ -288,7 +317,7 @@ def load(path: Path, frontier: str) -> dict:
     mine = resolve(frontier)  # loaded by the caller: no import here
     named = data["frontier"]
     if (loaded_name(named) if is_spec(named) else named) != mine:
-        raise ValueError(f"{path} is a trace of {named!r}, not {frontier!r}")
+        raise ValueError(f"{path} is a trace of {_shown(named)}, not {frontier!r}")
     takes = scenarios.applicable(mine)
     if sc.name not in takes:
         raise ValueError(f"{path}: scenario {sc.name!r} does not apply to "
