@@ -181,3 +181,73 @@ def test_a_crawl_whose_set_up_failed_can_be_started_again_with_other_flags(tmp_p
         ok = run(bsp_cmd(web, "--state", str(state), "--json"))
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["unique_pages"] == 60
+
+
+def _forge(state: Path, rank: int, change) -> None:
+    """Rewrite every snapshot of ``rank``'s journal with ``change(snapshot)``."""
+    import pickle
+
+    db = sqlite3.connect(state / f"rank-{rank}.sqlite", isolation_level=None)
+    try:
+        for step, blob in db.execute("SELECT superstep, state FROM snapshot").fetchall():
+            snap = pickle.loads(blob)
+            change(snap)
+            db.execute("UPDATE snapshot SET state = ? WHERE superstep = ?",
+                       (pickle.dumps(snap), step))
+    finally:
+        db.close()
+
+
+def _resume_cmd(state: Path) -> list[str]:
+    return [sys.executable, "-m", "crawlers", "bsp", "--resume", str(state)]
+
+
+def test_a_handed_over_journal_runs_no_code_and_a_forged_one_is_one_line(tmp_path):
+    """A journal folder is a file anyone could hand over. Its command naming FILE.py:CLASS is
+    refused before the file runs (it would write ``ran``); a command that is not a crawl's, a
+    snapshot of the wrong shape on either rank, ranks that disagree on the pages fetched,
+    and output offsets past the end of the files are each one line and exit 2, never a job
+    left waiting for a rank that gave up (run() times out at 120 s), and the output files
+    are left as they were. A copy of the folder resumes in the copy, not where the command
+    it keeps says (a relative --state)."""
+    planted = tmp_path / "planted.py"
+    planted.write_text("import pathlib\npathlib.Path(__file__).with_name('ran').write_text('x')\n")
+    with CountingWeb(pages=PAGES, sites=SITES) as web:
+        died = subprocess.run(bsp_cmd(web, "--state", "kept", "--out", str(tmp_path / "out"),
+                                      "--kill-worker", "1", "--kill-at", "2"),
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert died.returncode == 1, died.stderr
+        kept = tmp_path / "kept"
+        pages = (tmp_path / "out" / "pages.jsonl").read_bytes()
+
+        def forged(name: str, rank: int | None = None, change=None, argv=None) -> Path:
+            import shutil
+
+            copy = tmp_path / name
+            shutil.copytree(kept, copy)
+            if change is not None:
+                _forge(copy, rank, change)
+            if argv is not None:
+                command = json.loads((copy / "command.json").read_text())
+                (copy / "command.json").write_text(json.dumps({"argv": argv(command["argv"])}))
+            return copy
+
+        code = forged("code", argv=lambda a: [*a, "--frontier", f"{planted}:Planted"])
+        _bad(_resume_cmd(code), "never runs from a file")
+        assert not (tmp_path / "ran").exists()
+        _bad(_resume_cmd(forged("nope", argv=lambda a: [*a, "--nope"])), "does not parse")
+        _bad(_resume_cmd(forged("other", argv=lambda a: ["explore", "x"])),
+             "holds no crawlab bsp command")
+        _bad(_resume_cmd(forged("extra", 0, lambda s: s.update(extra=None))),
+             "holds no collector")
+        _bad(_resume_cmd(forged("visited", 1, lambda s: s.update(visited="abc"))),
+             "its 'visited' is not what a worker keeps there")
+        _bad(_resume_cmd(forged("total", 1, lambda s: s.update(total_fetched=0))),
+             "disagree on the pages fetched")
+        _bad(_resume_cmd(forged("offsets", 0,
+                                lambda s: s["extra"].update(offsets=(10**12, 0)))),
+             "the journal says 1,000,000,000,000 bytes were written")
+        assert (tmp_path / "out" / "pages.jsonl").read_bytes() == pages
+        elsewhere = forged("elsewhere")
+        report = resume(elsewhere)  # run from this test's folder: "kept" is not here
+        assert report["resumed"] > 0 and report["stopped_by"] == "exhausted"

@@ -447,13 +447,34 @@ def _resume_point(config: BspConfig) -> tuple[int, dict] | None:
     ``None`` for a fresh crawl."""
     if config.state is None or not os.path.exists(os.path.join(config.state, "rank-0.sqlite")):
         return None
-    from crawlers.bsp.journal import BspJournal, common_superstep
+    from crawlers.bsp.journal import BspJournal, BspJournalError, common_superstep
 
     superstep = common_superstep(config.state, config.procs)
     if superstep is None:
         return None
     journal = BspJournal(config.state, 0, session=0)
     try:
-        return superstep, journal.load(superstep)["extra"]
+        extra = journal.load(superstep)
     finally:
         journal.close()
+    extra = extra.get("extra") if isinstance(extra, dict) else None
+    problem = _extra_problem(config, extra)
+    if problem is not None:
+        raise BspJournalError(f"{journal.path}: snapshot {superstep} is not a crawl's state: "
+                              f"{problem}")
+    return superstep, extra
+
+
+def _extra_problem(config: BspConfig, extra: Any) -> str | None:
+    """What makes the root's ``extra`` (its collector's state and the output's offsets) unlike
+    what a crawl of ``config`` keeps (``None``: nothing)."""
+    from crawlers.bsp.journal import is_count
+
+    if not isinstance(extra, dict) or "collector" not in extra or "offsets" not in extra:
+        return "it holds no collector and output offsets"
+    offsets = extra["offsets"]
+    if config.out is not None and not (
+            isinstance(offsets, (tuple, list)) and len(offsets) == 2
+            and all(is_count(n) for n in offsets)):
+        return f"its output offsets are {str(offsets)[:60]}, not two byte counts"
+    return Collector(config.procs).state_problem(extra["collector"])

@@ -50,7 +50,8 @@ from crawlers.page.fetch import FetchResult
 from crawlers.page.urls import origin_of, site_of
 from crawlers.partition.assignment import Assignment, md5_bucket
 
-__all__ = ["Ownership", "OpicLedger", "Worker", "WorkerStep", "LARGE_CAPACITY"]
+__all__ = ["Ownership", "OpicLedger", "Worker", "WorkerStep", "LARGE_CAPACITY",
+           "snapshot_problem"]
 
 LARGE_CAPACITY = 1 << 20
 """Default capacity of bounded frontiers: a BSP worker is single-threaded, so it cannot wait
@@ -425,7 +426,7 @@ class Worker:
             journal = BspJournal(s.state, self.rank, s.session)
             journal.begin()
         if s.resume_from is not None:
-            total_fetched = self._restore(journal.load(s.resume_from))
+            total_fetched = self._restore(self._take_snapshot(journal, s.resume_from))
             superstep = s.resume_from
         self.t.barrier()  # everybody is ready: the crawl clock starts now
         t_start = time.monotonic()
@@ -516,6 +517,32 @@ class Worker:
                 "total_fetched": total_fetched,
                 "extra": None if self.snapshot_extra is None else self.snapshot_extra()}
 
+    def _take_snapshot(self, journal: Any, superstep: int) -> dict[str, Any]:
+        """Every rank's snapshot of ``superstep``, checked together: each rank loads and checks
+        its own (:func:`snapshot_problem`), and all learn through one ``allgather`` whether
+        every rank's is sound and whether they agree on the pages fetched. Any fault raises
+        the same :class:`~crawlers.bsp.journal.BspJournalError` on every rank (a fault only
+        one rank saw would leave the others waiting for it for ever)."""
+        from crawlers.bsp.journal import BspJournalError
+
+        snap, problem = None, None
+        try:
+            snap = journal.load(superstep)
+            problem = snapshot_problem(snap)
+            if problem is not None:
+                problem = f"{journal.path}: snapshot {superstep} is not a crawl's state: {problem}"
+        except BspJournalError as exc:
+            problem = str(exc)
+        said = self.t.allgather((problem, None if problem else snap["total_fetched"]))
+        problems = [p for p, _ in said if p is not None]
+        if problems:
+            raise BspJournalError(problems[0])
+        if len({total for _, total in said}) > 1:
+            raise BspJournalError(f"the journals in {journal.dir} disagree on the pages fetched "
+                                  f"by superstep {superstep} ({[t for _, t in said]}): they are "
+                                  "not of one crawl")
+        return snap
+
     def _restore(self, snap: dict[str, Any]) -> int:
         """Take up a snapshot: the frontier's contents, what was fetched and claimed, the OPIC
         cash. Returns the pages every worker had fetched by then."""
@@ -530,6 +557,35 @@ class Worker:
         for u in self._own_seeds:
             if self.visited.claim(u):
                 batch.append((u, self.ledger.priority(u) if self.ledger is not None else 0.0))
+
+
+def snapshot_problem(snap: Any) -> str | None:
+    """What makes ``snap`` unlike every :meth:`Worker._snapshot` (``None``: nothing): the keys
+    it has and the types of what they hold, down to each URL and priority. O(size)."""
+    from crawlers.bsp.journal import is_count, is_real
+
+    def urls_to_reals(d: Any) -> bool:
+        return isinstance(d, dict) and all(isinstance(u, str) and is_real(p)
+                                           for u, p in d.items())
+    checks = {
+        "queued": urls_to_reals,
+        "fetched": lambda v: isinstance(v, (set, frozenset)) and all(isinstance(u, str)
+                                                                     for u in v),
+        "visited": lambda v: isinstance(v, (set, frozenset)) and all(
+            isinstance(f, int) and not isinstance(f, bool) for f in v),
+        "ledger": lambda v: v is None or (isinstance(v, tuple) and len(v) == 3
+                                          and all(urls_to_reals(d) for d in v)),
+        "total_fetched": is_count,
+        "extra": lambda v: v is None or isinstance(v, dict),
+    }
+    if not isinstance(snap, dict):
+        return f"a {type(snap).__name__}, not a mapping"
+    for key, ok in checks.items():
+        if key not in snap:
+            return f"it has no {key!r}"
+        if not ok(snap[key]):
+            return f"its {key!r} is not what a worker keeps there"
+    return None
 
 
 def make_fetch(fetcher: Any, robots_allowed: Callable[[str], bool] | None = None,

@@ -43,8 +43,8 @@ from typing import Any
 
 from crawlers.crawl.journal import count_refetched, started_lines
 
-__all__ = ["FORMAT", "BspJournal", "BspJournalError", "common_superstep", "read_command",
-           "refetched", "saved_supersteps", "sessions", "write_command"]
+__all__ = ["FORMAT", "BspJournal", "BspJournalError", "common_superstep", "is_count", "is_real",
+           "read_command", "refetched", "saved_supersteps", "sessions", "write_command"]
 
 FORMAT = "crawlab-bsp-journal-1"
 KEEP = 2  # snapshots kept per rank: the newest common one is among them (see the docstring)
@@ -56,6 +56,16 @@ SNAPSHOT_CLASSES = frozenset({("collections", "Counter"),
 
 class BspJournalError(ValueError):
     """A BSP journal cannot be used: unreadable, foreign, or of another crawl."""
+
+
+def is_count(value: Any) -> bool:
+    """Whether a snapshot's ``value`` is a count: an integer >= 0 (not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def is_real(value: Any) -> bool:
+    """Whether a snapshot's ``value`` is a real number (an int or a float, not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _path(directory: str | Path, rank: int) -> Path:
@@ -166,7 +176,8 @@ class BspJournal:
             raise
         except Exception as exc:  # sqlite3's, or any of a damaged or forged pickle's
             raise BspJournalError(f"{self.path}: snapshot {superstep} is unreadable "
-                                  f"({type(exc).__name__}: {exc})") from None
+                                  f"({type(exc).__name__}: {' '.join(str(exc).split())})"
+                                  ) from None
 
     def close(self) -> None:
         """Close the database and the log. Idempotent."""
@@ -214,16 +225,24 @@ def write_command(directory: str | Path, argv: list[str]) -> None:
     (Path(directory) / "command.json").write_text(json.dumps({"argv": argv}) + "\n")
 
 
+COMMAND_BYTES = 2**20  # command.json holds one command line: far less than this
+
+
 def read_command(directory: str | Path) -> list[str]:
-    """The arguments :func:`write_command` kept in ``directory``."""
+    """The arguments :func:`write_command` kept in ``directory``: a regular file of at most
+    :data:`COMMAND_BYTES` (a FIFO or a folder is refused, not waited on)."""
     path = Path(directory) / "command.json"
+    if not path.exists() and not path.is_symlink():
+        raise BspJournalError(f"{directory} holds no BSP crawl to resume (no command.json)")
     try:
+        if not path.is_file():
+            raise ValueError("not a regular file")
+        if path.stat().st_size > COMMAND_BYTES:
+            raise ValueError(f"larger than {COMMAND_BYTES:,} bytes")
         argv = json.loads(path.read_text())["argv"]
-    except FileNotFoundError:
-        raise BspJournalError(f"{directory} holds no BSP crawl to resume (no command.json)")\
-            from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise BspJournalError(f"{path} is unreadable ({exc})") from None
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
+        raise BspJournalError(f"{path} is unreadable ({type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())[:200]})") from None
     if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
         raise BspJournalError(f"{path} is unreadable (argv is not a list of strings)")
     return argv

@@ -73,7 +73,12 @@ def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[lis
         if extra:
             raise BspError(f"--resume {resume} continues the crawl as it was started; give no "
                            f"other flags ({' '.join(extra)})")
-        return [*read_command(resume), "--json"], resume
+        kept = read_command(resume)
+        if kept[:1] != ["bsp"]:
+            raise BspJournalError(f"{resume}/command.json holds no crawlab bsp command")
+        # the journals are in DIR, wherever the crawl kept them before (a relative --state,
+        # a copied folder): the last --state given wins
+        return [*kept, "--state", resume, "--json"], resume
     assert state is not None
     lasting = _lasting(argv)
     path = Path(state) / "command.json"

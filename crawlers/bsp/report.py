@@ -58,6 +58,21 @@ class SuperstepRecord:
     per_worker: dict[str, list[Any]]
 
 
+def _sound_record(record: Any) -> bool:
+    """Whether ``record`` is a :class:`SuperstepRecord` whose every field holds its type (a
+    journal's forged record would fail only when the report is printed, the crawl done)."""
+    from dataclasses import fields
+
+    from crawlers.bsp.journal import is_count, is_real
+
+    kinds = {"int": is_count, "float": is_real,
+             "list[int]": lambda v: isinstance(v, list) and all(is_count(x) for x in v),
+             "dict[str, list[Any]]": lambda v: isinstance(v, dict) and all(
+                 isinstance(k, str) and isinstance(x, list) for k, x in v.items())}
+    return (type(record) is SuperstepRecord
+            and all(kinds[f.type](getattr(record, f.name, None)) for f in fields(record)))
+
+
 @dataclass
 class BspReport:
     """The outcome of a BSP crawl (``as_json()`` is ``crawlab bsp --json``)."""
@@ -160,6 +175,33 @@ class Collector:
         return {"records": self.records, "fetched": self.fetched, "errors": self.errors,
                 "per_worker": self.per_worker, "claimed": self.claimed,
                 "limits": self.limits, "cut": self.cut}
+
+    def state_problem(self, state: Any) -> str | None:
+        """What makes ``state`` unlike every :meth:`state` of a collector of this crawl
+        (``None``: nothing): its keys, the types of what they hold, one count per worker.
+        O(size). :meth:`restore` takes only a state this passed."""
+        from crawlers.bsp.journal import is_count
+
+        def counts(v: Any) -> bool:
+            return isinstance(v, dict) and all(isinstance(k, str) and is_count(n)
+                                               for k, n in v.items())
+        checks = {
+            "records": lambda v: isinstance(v, list) and all(_sound_record(r) for r in v),
+            "fetched": lambda v: isinstance(v, list) and all(isinstance(u, str) for u in v),
+            "errors": counts,
+            "per_worker": lambda v: isinstance(v, list) and len(v) == self.procs
+            and all(is_count(n) for n in v),
+            "claimed": lambda v: isinstance(v, dict) and all(
+                is_count(r) and r < self.procs and is_count(n) for r, n in v.items()),
+            "limits": counts,
+            "cut": is_count,
+        }
+        if not isinstance(state, dict):
+            return f"the collector's state is a {type(state).__name__}, not a mapping"
+        for key, ok in checks.items():
+            if key not in state or not ok(state[key]):
+                return f"the collector's {key!r} is not what a collector keeps there"
+        return None
 
     def restore(self, state: dict[str, Any]) -> None:
         """Take up a :meth:`state` snapshot: its pages count as resumed."""

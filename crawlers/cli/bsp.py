@@ -172,6 +172,8 @@ def _launch(args: argparse.Namespace) -> int:
     else:
         check_config(config_from_args(args))  # bad flags fail here, before mpiexec starts
     rank_argv, state = prepare(args.argv, args.state, args.resume)
+    if args.resume is not None:
+        _check_kept(rank_argv, args.resume)
     procs = _procs_of(rank_argv)
     if not args.json:
         print(f"BSP crawl under mpiexec -n {procs}, journaled in {state}"
@@ -192,6 +194,36 @@ def _launch(args: argparse.Namespace) -> int:
         print(f"crawlab bsp: error: {out.error}", file=sys.stderr)
         return out.status
     return 0
+
+
+def _check_kept(argv: list[str], directory: str) -> None:
+    """Check the command a journal keeps (``argv``, read from ``DIR/command.json``) as a typed
+    one is checked, before anything runs: its flags parse, they pass the checks of a fresh
+    crawl, and its frontier is a registered name. A ``FILE.py:CLASS`` frontier is refused: a
+    journal is a file anyone could have handed over, and ``--resume`` never runs code a file
+    names; typing the crawl's command again (with ``--state DIR``) resumes it just as well.
+    Any fault: :class:`~crawlers.bsp.journal.BspJournalError`, one line naming the file."""
+    from crawlers.bsp.driver import check_config
+    from crawlers.bsp.journal import BspJournalError
+    from frontier.userclass import is_spec
+
+    path = f"{directory}/command.json"
+
+    class Refusing(argparse.ArgumentParser):
+        def error(self, message: str):  # type: ignore[override]
+            raise BspJournalError(f"{path}: its command does not parse ({message})")
+
+    parser = Refusing(prog="crawlab bsp", add_help=False)
+    add_arguments(parser)
+    kept = parser.parse_args(argv[1:])
+    if is_spec(kept.frontier):
+        raise BspJournalError(f"{path}: its crawl runs the frontier {kept.frontier[:100]!r}, "
+                              "code that --resume never runs from a file: type the command "
+                              f"that started the crawl again, with --state {directory}")
+    try:
+        check_config(config_from_args(kept))
+    except ValueError as exc:
+        raise BspJournalError(f"{path}: {' '.join(str(exc).split())}") from None
 
 
 def _procs_of(argv: list[str]) -> int:

@@ -42,6 +42,11 @@ class CrawlOutput:
         self.kept = 0
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
+            for name, offset in zip(("pages.jsonl", "edges.txt"), resume_at or ()):
+                size = (self.dir / name).stat().st_size if (self.dir / name).exists() else 0
+                if offset > size:  # checked before either file is cut
+                    raise ValueError(f"cannot continue {self.dir / name}: the journal says "
+                                     f"{offset:,} bytes were written, the file has {size:,}")
             files = []
             for name, offset in zip(("pages.jsonl", "edges.txt"), resume_at or (None, None)):
                 if offset is not None:
