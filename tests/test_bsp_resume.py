@@ -206,7 +206,8 @@ def test_a_handed_over_journal_runs_no_code_and_a_forged_one_is_one_line(tmp_pat
     """A journal folder is a file anyone could hand over. Its command naming FILE.py:CLASS is
     refused before the file runs (it would write ``ran``); a command that is not a crawl's, a
     snapshot of the wrong shape on either rank, ranks that disagree on the pages fetched,
-    and output offsets past the end of the files are each one line and exit 2, never a job
+    output offsets past the end of the files, and a log that is a link to another file are
+    each one line and exit 2, never a job
     left waiting for a rank that gave up (run() times out at 120 s), and the output files
     are left as they were. A copy of the folder resumes in the copy, not where the command
     it keeps says (a relative --state)."""
@@ -248,6 +249,12 @@ def test_a_handed_over_journal_runs_no_code_and_a_forged_one_is_one_line(tmp_pat
                                 lambda s: s["extra"].update(offsets=(10**12, 0)))),
              "the journal says 1,000,000,000,000 bytes were written")
         assert (tmp_path / "out" / "pages.jsonl").read_bytes() == pages
+        linked, victim = forged("linked"), tmp_path / "victim"
+        victim.write_text("mine")
+        (linked / "mpiexec.log").unlink(missing_ok=True)
+        (linked / "mpiexec.log").symlink_to(victim)  # the job's log would overwrite it
+        _bad(_resume_cmd(linked), "mpiexec.log is not a regular file")
+        assert victim.read_text() == "mine"
         elsewhere = forged("elsewhere")
         report = resume(elsewhere)  # run from this test's folder: "kept" is not here
         assert report["resumed"] > 0 and report["stopped_by"] == "exhausted"

@@ -66,6 +66,7 @@ def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[lis
     ``--state`` whose directory holds another started crawl's command, and a
     ``--resume`` with other flags than ``--json``, raise :class:`BspError`, and an unreadable
     ``command.json`` a :class:`~crawlers.bsp.journal.BspJournalError` (both one line)."""
+    _check_folder(resume if resume is not None else state)
     if resume is not None:
         extra = [a for a in argv[1:] if a not in ("--resume", resume, "--backend", "mpi",
                                                   "--backend=mpi", "--json")
@@ -90,6 +91,24 @@ def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[lis
     else:
         write_command(state, lasting)
     return [*argv, *([] if "--json" in argv else ["--json"])], state
+
+
+# the files a journaled crawl writes in DIR (besides SQLite's -wal and -shm of each journal)
+_WRITTEN = ("command.json", "mpiexec.log", "rank-*.pid", "rank-*.sqlite*", "started-*.log")
+
+
+def _check_folder(directory: str | None) -> None:
+    """Refuse a journal folder in which a file the crawl writes is anything but a regular file:
+    a link would have the crawl write where it points, a FIFO would block it, a folder fail
+    it mid-crawl (:class:`~crawlers.bsp.journal.BspJournalError`, one line)."""
+    if directory is None or not Path(directory).is_dir():
+        return
+    for pattern in _WRITTEN:
+        for path in Path(directory).glob(pattern):
+            if path.is_symlink() or not path.is_file():
+                raise BspJournalError(f"{path} is not a regular file (a link, a folder or a "
+                                      "FIFO): a journal folder holds only the files its crawl "
+                                      "wrote")
 
 
 def _mpiexec() -> str:
