@@ -190,3 +190,15 @@ def test_a_long_frontier_name_is_shown_cut(tmp_path, capsys):
 
 def test_a_bound_beyond_the_largest_is_refused(tmp_path, capsys):
     _refused(_write(tmp_path, "bound", bound=10**100), capsys, "from 0 to 10000")
+
+
+def test_a_replay_that_holds_where_its_trace_recorded_a_violation_is_inconclusive(
+        tmp_path, capsys):
+    """P1 alone first, then P2: no update is lost, so the replay holds; but the trace says
+    it recorded something else (its report), so the replay is no evidence either way: exit
+    3, said on stderr, never 0."""
+    path = _write(tmp_path, "alone", schedule=[0] * 200, report="lost: a URL never came out\n")
+    assert main(["explore", "unsynchronized", "--replay", str(path)]) == 3
+    captured = capsys.readouterr()
+    assert "held on this interleaving" in captured.out
+    assert "differs from the trace file" in captured.err and "inconclusive" in captured.err

@@ -32,7 +32,8 @@ Exit status: 0 every scenario holds (its whole bounded space explored), 1 one wa
 2 bad input (one line on stderr; also a flag the chosen mode would ignore, such as ``--depth``
 without ``--pct``), 3 inconclusive: no violation, but some scenario's search stopped at
 ``--budget`` or ``--max-interleavings`` before covering its space (every mode honours
-``--budget``; a randomized search is never more than inconclusive). A run that lasts
+``--budget``; a randomized search is never more than inconclusive; a replay that held
+where its trace file recorded something else is inconclusive too). A run that lasts
 over :data:`~crawlers.cli.progress.AFTER` seconds shows a progress meter on stderr
 (:mod:`crawlers.cli.progress`). The engine is :mod:`frontier.check.explore`.
 """
@@ -203,7 +204,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         expected = data.get("full" if args.full else "report")
         if expected is not None and text != expected:
-            print("crawlab explore: the replay differs from the trace file", file=sys.stderr)
+            print("crawlab explore: the replay differs from the trace file"
+                  + ("; it did not show what the trace recorded: inconclusive" if out.holds
+                     else ""), file=sys.stderr)
+            if out.holds:  # no evidence either way: the trace's interleaving was not replayed
+                return INCONCLUSIVE
         return HOLDS if out.holds else VIOLATED
     if args.scenario is not None:
         names = [scenarios.get(args.scenario).name]
