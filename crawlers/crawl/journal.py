@@ -29,9 +29,15 @@ the kernel keeps what a killed process wrote (only a power loss can drop its tai
 not part of the crawl's state (deleting it changes no page); it only lets the report say how
 many pages were fetched in more than one session (``refetched``).
 
-Bad journals never start a fresh crawl silently: an unreadable, truncated or foreign file, or a
-journal made for other seeds, raises :class:`JournalError` (a ``ValueError``: one line, exit 2
-on the command line).
+Bad journals never start a fresh crawl silently: an unreadable, truncated or foreign file, a
+journal made for other seeds, one that holds pages or sessions but no seeds (its seeds' record
+deleted), a row no crawl writes (a URL that is not text, a priority that is not a finite number,
+a done or clean flag that is not 0 or 1, threads or commit grouping out of range), meta records
+that are not the JSON this module writes (however deeply nested), or a started log that is not a
+regular file (a directory, a FIFO) raise :class:`JournalError` (a ``ValueError``: one line,
+exit 2 on the command line). Opening checks all of it, once, in O(rows). The started log is only
+read back to count re-fetches, as bytes: a line that is not UTF-8 counts as it is, never an
+error that would lose the crawl's report.
 
 **What defines the crawl.** Given ``crawl`` (a dict, flag to value: ``crawlab crawl`` passes the
 web, ``--sim``, ``--seed-url``, ``--pages``, ``--sites``, ``--seed``), the journal keeps it in
@@ -46,19 +52,24 @@ from then on.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from crawlers.args import MAX_THREADS
+
 __all__ = ["FORMAT", "Journal", "JournalError", "Restored", "count_refetched", "started_lines"]
 
 FORMAT = "crawlab-journal-1"  # meta 'format': the schema version this module reads and writes
 DB, LOG = "journal.sqlite", "started.log"
+MAX_COMMIT_EVERY = 2**31 - 1  # the most records a batch holds (in memory, until its commit)
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -86,19 +97,59 @@ def started_lines(session: int, urls: Iterable[str]) -> bytes:
 
 def count_refetched(logs: Iterable[str | Path]) -> int:
     """Pages started in more than one session, summed over the extra sessions, from started
-    logs (missing ones skipped; a torn last line ignored). O(lines of the logs)."""
-    sessions: dict[str, set[str]] = {}
+    logs (missing ones skipped; a torn last line ignored). Lines are compared as bytes, so a
+    line that is not UTF-8 counts as it is, never an error. O(lines of the logs)."""
+    sessions: dict[bytes, set[bytes]] = {}
     for path in logs:
-        try:
-            with open(path, "rb") as f:
-                for line in f:
-                    if not line.endswith(b"\n"):
-                        break
-                    session, _, url = line[:-1].decode().partition("\t")
-                    sessions.setdefault(url, set()).add(session)
-        except FileNotFoundError:
-            continue
+        for line in _complete_lines(path):
+            session, _, url = line.partition(b"\t")
+            sessions.setdefault(url, set()).add(session)
     return sum(len(s) - 1 for s in sessions.values())
+
+
+def _complete_lines(path: str | Path) -> Iterator[bytes]:
+    """The lines of the started log ``path`` that end in a newline (without it), up to a torn
+    last line; none if ``path`` is missing or not a regular file (opened non-blocking, so a
+    FIFO there cannot hang the reader). O(lines)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return
+    os.set_blocking(fd, True)
+    with open(fd, "rb") as f:
+        for line in f:
+            if not line.endswith(b"\n"):
+                return
+            yield line[:-1]
+
+
+def _json(text: Any) -> Any:
+    """The JSON value of a meta record, or ``None`` if it is not JSON (nested too deep to parse,
+    or not text at all). O(len(text))."""
+    try:
+        return json.loads(text)
+    except (ValueError, TypeError, RecursionError):
+        return None
+
+
+def _flat(value: Any) -> bool:
+    """Whether a recorded flag's value is what :meth:`Journal._check_crawl` compares and shows:
+    a JSON scalar or a list of scalars (never deeper). O(len(value))."""
+    items = value if isinstance(value, list) else [value]
+    return not any(isinstance(v, (list, dict)) for v in items)
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters (a newline) escaped: an error stays on one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _in_range(value: Any, high: int) -> bool:
+    """Whether ``value`` is an ``int`` (not a ``bool``) from 1 to ``high``."""
+    return not isinstance(value, bool) and isinstance(value, int) and 1 <= value <= high
 
 
 def _shown(value: Any) -> str:
@@ -108,11 +159,30 @@ def _shown(value: Any) -> str:
     if value is True:
         return "given"
     text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
-    return text if len(text) <= 100 else text[:97] + "..."
+    return _printable(text if len(text) <= 100 else text[:97] + "...")
 
 
 class JournalError(ValueError):
     """The journal cannot be used: unreadable, corrupt, foreign, or made for another crawl."""
+
+
+# What every row a crawl writes satisfies (column check, what a row that fails it lacks), in
+# SQL: :meth:`Journal._check_rows` refuses a journal with any other row.
+_ROWS = {
+    "url": (
+        ("typeof(url) = 'text'", "its url is not text"),
+        ("typeof(priority) IN ('integer', 'real') AND abs(priority) <= 1.7976931348623157e308",
+         "its priority is not a finite number"),
+        ("typeof(done) = 'integer' AND done IN (0, 1)", "its done flag is not 0 or 1"),
+    ),
+    "session": (
+        (f"typeof(threads) = 'integer' AND threads BETWEEN 1 AND {MAX_THREADS}",
+         f"its threads are not a number from 1 to {MAX_THREADS}"),
+        (f"typeof(commit_every) = 'integer' AND commit_every BETWEEN 1 AND {MAX_COMMIT_EVERY}",
+         f"its commit_every is not a number from 1 to {MAX_COMMIT_EVERY}"),
+        ("typeof(clean) = 'integer' AND clean IN (0, 1)", "its clean flag is not 0 or 1"),
+    ),
+}
 
 
 @dataclass
@@ -128,15 +198,17 @@ class Restored:
 
 
 class Journal:
-    """A crawl's journal in ``directory``; thread-safe. Opening checks the file (an existing
-    journal must be readable and ours, see :class:`JournalError`); :meth:`begin` starts a
-    session. :meth:`record` is O(links) and blocks only while ``commit_every`` records wait
-    for a commit; a commit is O(records) plus one ``fsync``."""
+    """A crawl's journal in ``directory``; thread-safe. Opening checks the files (an existing
+    journal must be readable and ours, every row one a crawl writes, the started log a regular
+    file, see :class:`JournalError`), in O(rows); :meth:`begin` starts a session.
+    :meth:`record` is O(links) and blocks only while ``commit_every`` records wait for a commit;
+    a commit is O(records) plus one ``fsync``."""
 
     def __init__(self, directory: str | Path, *, commit_every: int = 64,
                  commit_ms: float = 1000.0, crawl: dict[str, Any] | None = None) -> None:
-        if isinstance(commit_every, bool) or not isinstance(commit_every, int) or commit_every < 1:
-            raise ValueError(f"commit_every must be a positive integer, got {commit_every!r}")
+        if not _in_range(commit_every, MAX_COMMIT_EVERY):
+            raise ValueError(f"commit_every must be an integer from 1 to {MAX_COMMIT_EVERY}, "
+                             f"got {commit_every!r}")
         if not commit_ms > 0:
             raise ValueError(f"commit_ms must be positive, got {commit_ms!r}")
         self.dir = Path(directory)
@@ -159,13 +231,15 @@ class Journal:
         self.unrecorded = False
         self._db = self._connect()
         try:
+            with self._readable():
+                self._check_rows()
             self._check_crawl()
+            self._log_fd = self._open_log()
         except BaseException:
             self._db.close()
             raise
         self.session = 0
         self.commits = 0
-        self._log_fd = -1
         # _commit_lock serializes commits (one transaction at a time on the connection).
         self._commit_lock = threading.Lock()
         # _buffer_lock guards _buffer (records queued, not yet committed, in queue order);
@@ -215,6 +289,36 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{where} is not a readable crawl journal ({exc})") from None
 
+    def _check_rows(self) -> None:
+        """Refuse a journal with a row no crawl writes (see :data:`_ROWS`), naming the first
+        one: one scan of each table, in SQL. O(rows)."""
+        for table, checks in _ROWS.items():
+            why = " ".join(f"WHEN NOT ({check}) THEN '{what}'" for check, what in checks)
+            every = " AND ".join(f"({check})" for check, _ in checks)
+            bad = self._db.execute(f"SELECT rowid, CASE {why} END FROM {table} "
+                                   f"WHERE NOT ({every}) LIMIT 1").fetchone()
+            if bad is not None:
+                raise JournalError(f"{self.path} is not a readable crawl journal ({table} row "
+                                   f"{bad[0]}: {bad[1]})")
+
+    def _open_log(self) -> int:
+        """Open the started log to append to (made if missing); anything there but a regular
+        file is a :class:`JournalError`. Opened non-blocking, so that a FIFO cannot hang the
+        crawl: without a reader it fails at once, with one it is refused."""
+        path = self.dir / LOG
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
+        except OSError as exc:  # ENXIO: a FIFO without a reader (or a device)
+            why = "not a regular file" if exc.errno == errno.ENXIO else exc.strerror
+        else:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.set_blocking(fd, True)
+                return fd
+            os.close(fd)
+            why = "not a regular file"
+        raise JournalError(f"cannot append to {path}, the journal's started log ({why}); it "
+                           "only counts re-fetches: remove it to resume")
+
     @contextlib.contextmanager
     def _readable(self) -> Iterator[None]:
         """A database error in the ``with`` block (damage the opening check missed) is a
@@ -230,18 +334,15 @@ class Journal:
         if self.crawl is None:
             return
         with self._readable():
-            began = self._db.execute("SELECT 1 FROM meta WHERE key='seeds'").fetchone()
+            began = self._seeds() is not None
             row = self._db.execute("SELECT value FROM meta WHERE key='crawl'").fetchone()
-        if began is None:  # fresh, or killed before its first session began: begin records it
+        if not began:  # fresh, or killed before its first session began: begin records it
             return
         if row is None:
             self.unrecorded = True
             return
-        try:
-            old = json.loads(row[0])
-        except ValueError:
-            old = None
-        if not isinstance(old, dict):
+        old = _json(row[0])
+        if not isinstance(old, dict) or not all(map(_flat, old.values())):
             raise JournalError(f"{self.path} keeps an unreadable record of its crawl; remove "
                                "it to start afresh, or give another --state")
         differ = [k for k in {**old, **self.crawl} if old.get(k) != self.crawl.get(k)]
@@ -263,7 +364,11 @@ class Journal:
         """Start a session of ``threads`` robots. A fresh journal records ``seeds`` (URL,
         priority) and returns ``None``; an existing one must have been made for the same
         seeds (else :class:`JournalError`) and returns what to resume from. Starts the
-        flusher thread."""
+        flusher thread. ``threads`` is at most ``MAX_THREADS`` (else ``ValueError``), as
+        :meth:`_check_rows` wants it on resume."""
+        if not _in_range(threads, MAX_THREADS):
+            raise ValueError(f"threads must be an integer from 1 to {MAX_THREADS}, got "
+                             f"{threads!r}")
         seeds = list(seeds)
         db = self._db
         fresh = not self._check_seeds([u for u, _ in seeds])
@@ -292,7 +397,6 @@ class Journal:
         self.session = int(cur.lastrowid)
         db.execute("COMMIT")
         self.commits += 1
-        self._log_fd = os.open(self.dir / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._flusher = threading.Thread(target=self._flush_loop, name="journal-flusher",
                                          daemon=True)
         self._flusher.start()
@@ -322,13 +426,18 @@ class Journal:
             return self._seeds()
 
     def _seeds(self) -> list[str] | None:
+        """The recorded seeds; ``None`` only for a journal that began no crawl yet: one with
+        pages or sessions but no seeds lost their record (a :class:`JournalError`, never a fresh
+        start). O(seeds)."""
         row = self._db.execute("SELECT value FROM meta WHERE key='seeds'").fetchone()
         if row is None:
+            began = self._db.execute("SELECT EXISTS (SELECT 1 FROM url) "
+                                     "OR EXISTS (SELECT 1 FROM session)").fetchone()[0]
+            if began:
+                raise JournalError(f"{self.path} is not a readable crawl journal (it holds "
+                                   "pages or sessions but no record of its seeds)")
             return None
-        try:
-            seeds = json.loads(row[0])
-        except ValueError:
-            seeds = None
+        seeds = _json(row[0])
         if not isinstance(seeds, list) or not all(isinstance(u, str) for u in seeds):
             raise JournalError(f"{self.path} is not a readable crawl journal (its seeds are "
                                "not a list of URLs)")
@@ -339,7 +448,7 @@ class Journal:
         if old is None:
             return False
         if old != urls:
-            shown = ", ".join(old)[:200]
+            shown = _printable(", ".join(old)[:200])
             raise JournalError(f"{self.path} is the journal of another crawl (seeds: "
                                f"{shown}); give the same web, or another --state")
         return True
