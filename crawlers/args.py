@@ -18,6 +18,7 @@ from typing import TypeVar
 
 __all__ = [
     "EXIT_USAGE",
+    "MAX_COMMIT_EVERY",
     "MAX_PAGES",
     "MAX_PROCS",
     "MAX_RUNS",
@@ -51,6 +52,10 @@ MAX_SEED = 2**31 - 1
 #: The most robot threads a crawl starts (``crawl --threads``, ``bsp --robots``): each is an OS
 #: thread with its own stack and connection, and a crawl of 16 already saturates two cores.
 MAX_THREADS = 1024
+
+#: The most pages a journal groups into one commit (``crawl --commit-every``): they wait in
+#: memory until it.
+MAX_COMMIT_EVERY = 2**31 - 1
 
 #: The most worker processes of a BSP crawl (``bsp --procs``): each is a Python process.
 MAX_PROCS = 256

@@ -130,3 +130,15 @@ def test_a_forged_snapshot_is_refused_before_its_code_runs(tmp_path):
     finally:
         journal.close()
     assert not ran.exists()
+
+
+@pytest.mark.parametrize("priority", [float("nan"), float("inf"), True, "0.5"])
+def test_a_snapshot_whose_priority_is_not_a_finite_number_is_refused(priority):
+    """A NaN priority would pass to the frontier and fail there, naming no journal; the
+    shape check names it first. A real snapshot's shape passes."""
+    from crawlers.bsp.engine import snapshot_problem
+
+    sound = {"queued": {"http://a.test/": 0.5}, "fetched": {"http://b.test/"}, "visited": {1},
+             "ledger": None, "total_fetched": 1, "extra": None}
+    assert snapshot_problem(sound) is None
+    assert "'queued'" in snapshot_problem(dict(sound, queued={"http://a.test/": priority}))

@@ -234,7 +234,7 @@ def test_a_handed_over_journal_runs_no_code_and_a_forged_one_is_one_line(tmp_pat
             return copy
 
         code = forged("code", argv=lambda a: [*a, "--frontier", f"{planted}:Planted"])
-        _bad(_resume_cmd(code), "never runs from a file")
+        _bad(_resume_cmd(code), "type it to resume: crawlab bsp --backend mpi")
         assert not (tmp_path / "ran").exists()
         _bad(_resume_cmd(forged("nope", argv=lambda a: [*a, "--nope"])), "does not parse")
         _bad(_resume_cmd(forged("other", argv=lambda a: ["explore", "x"])),
@@ -249,12 +249,30 @@ def test_a_handed_over_journal_runs_no_code_and_a_forged_one_is_one_line(tmp_pat
                                 lambda s: s["extra"].update(offsets=(10**12, 0)))),
              "the journal says 1,000,000,000,000 bytes were written")
         assert (tmp_path / "out" / "pages.jsonl").read_bytes() == pages
-        linked, victim = forged("linked"), tmp_path / "victim"
-        victim.write_text("mine")
-        (linked / "mpiexec.log").unlink(missing_ok=True)
-        (linked / "mpiexec.log").symlink_to(victim)  # the job's log would overwrite it
-        _bad(_resume_cmd(linked), "mpiexec.log is not a regular file")
-        assert victim.read_text() == "mine"
+        for name, target in (("linked", tmp_path / "victim"), ("dangling", tmp_path / "new")):
+            linked = forged(name)
+            if name == "linked":
+                target.write_text("mine")
+            (linked / "mpiexec.log").unlink(missing_ok=True)
+            (linked / "mpiexec.log").symlink_to(target)  # the job's log would write there
+            _bad(_resume_cmd(linked), "mpiexec.log is not a regular file")
+        assert (tmp_path / "victim").read_text() == "mine" and not (tmp_path / "new").exists()
+        # resumed from a folder holding a package named crawlers, through the console script
+        # (python -m would put the folder first on sys.path itself): the ranks do not run it
+        (tmp_path / "crawlers").mkdir()
+        (tmp_path / "crawlers" / "__init__.py").write_text(
+            "import pathlib\npathlib.Path(__file__).parent.with_name('shadowed').touch()\n")
+        crawlab = str(Path(sys.executable).parent / "crawlab")
         elsewhere = forged("elsewhere")
-        report = resume(elsewhere)  # run from this test's folder: "kept" is not here
+
+        def logged(folder: Path) -> int:
+            return sum(p.stat().st_size for p in folder.glob("started-*.log"))
+        before = logged(kept), logged(elsewhere)
+        out = subprocess.run([crawlab, "bsp", "--resume", str(elsewhere), "--json"],
+                             capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        report = json.loads(out.stdout)
         assert report["resumed"] > 0 and report["stopped_by"] == "exhausted"
+        # the copy was resumed, not the folder its command names ("kept", here too)
+        assert logged(kept) == before[0] and logged(elsewhere) > before[1]
+        assert not (tmp_path / "shadowed").exists()

@@ -20,12 +20,11 @@ import sys
 
 import pytest
 
-from crawlers.args import MAX_THREADS
+from crawlers.args import MAX_COMMIT_EVERY, MAX_THREADS
 from crawlers.cli import main
 from crawlers.crawl.journal import (
     DB,
     LOG,
-    MAX_COMMIT_EVERY,
     Journal,
     JournalError,
     count_refetched,
@@ -237,3 +236,12 @@ def test_the_journal_never_writes_a_session_it_would_refuse(tmp_path):
         db.close()
         Journal(tmp_path / "b")
     assert "session row" in str(refused.value)
+
+
+def test_commit_every_beyond_what_a_journal_keeps_is_refused_as_the_flag(capsys, tmp_path):
+    """The flag says its own limit (not a --state error from deeper down)."""
+    argv = [*crawl_argv(tmp_path / "s", 10), "--commit-every", str(MAX_COMMIT_EVERY + 1)]
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "--commit-every" in err and "at most" in err, err

@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from collections import deque
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -352,3 +353,28 @@ def test_bsp_page_messages_equal_the_predicted_messages(tmp_path, method):
         procs=procs, partition=spec, timeout=60.0))
     assert report.unique_pages == report.pages_fetched == pages, method
     assert report.page_messages == messages(graph, part.page_part), method
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder", "large"])
+def test_a_partition_file_that_no_partitioner_writes_is_refused_at_once(kind, tmp_path,
+                                                                        monkeypatch):
+    """A FIFO with no writer would block the read for ever and /dev/zero never ends: each is
+    one PartitionFileError before a byte is read (nothing ever writes the FIFO, so only a
+    refusal returns), as is a file past the size limit."""
+    import os
+
+    from crawlers.partition import assignment
+
+    path = tmp_path / "p.txt"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "device":
+        path = Path("/dev/zero")
+    else:
+        monkeypatch.setattr(assignment, "MAX_PARTITION_BYTES", 10)
+        path.write_text("# parts: 2\na.test 0\nb.test 1\n")
+    with pytest.raises(assignment.PartitionFileError,
+                       match="not a regular file" if kind != "large" else "more than 10"):
+        assignment.read_partition_file(path)

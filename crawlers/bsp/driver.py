@@ -31,6 +31,7 @@ from crawlers.bsp.transport import (
     MpiTransport,
     ProcessGroup,
     ProcessTransport,
+    SharedError,
     check_mpi_launch,
 )
 from crawlers.crawl.targets import WebOptions, load_reference, open_target
@@ -415,6 +416,8 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
             t0 = time.monotonic()
             try:
                 reason = worker.run()
+            except SharedError:  # every rank raised it: each ends, rank 0 says it
+                raise
             except Exception as exc:  # the other ranks would wait for this one forever
                 transport.abort(f"rank {transport.rank}: {type(exc).__name__}: {exc}",
                                 blamed=frontier_pkg.userclass.blame(exc))

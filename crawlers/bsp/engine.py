@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import frontier as frontier_pkg
-from crawlers.bsp.transport import Failover, Transport
+from crawlers.bsp.transport import Failover, SharedError, Transport
 from crawlers.crawl.opic import Opic
 from crawlers.crawl.visited import VisitedSet
 from crawlers.page import faults
@@ -521,7 +521,7 @@ class Worker:
         """Every rank's snapshot of ``superstep``, checked together: each rank loads and checks
         its own (:func:`snapshot_problem`), and all learn through one ``allgather`` whether
         every rank's is sound and whether they agree on the pages fetched. Any fault raises
-        the same :class:`~crawlers.bsp.journal.BspJournalError` on every rank (a fault only
+        the same :class:`~crawlers.bsp.transport.SharedError` on every rank (a fault only
         one rank saw would leave the others waiting for it for ever)."""
         from crawlers.bsp.journal import BspJournalError
 
@@ -536,11 +536,11 @@ class Worker:
         said = self.t.allgather((problem, None if problem else snap["total_fetched"]))
         problems = [p for p, _ in said if p is not None]
         if problems:
-            raise BspJournalError(problems[0])
+            raise SharedError(problems[0])
         if len({total for _, total in said}) > 1:
-            raise BspJournalError(f"the journals in {journal.dir} disagree on the pages fetched "
-                                  f"by superstep {superstep} ({[t for _, t in said]}): they are "
-                                  "not of one crawl")
+            raise SharedError(f"the journals in {journal.dir} disagree on the pages fetched by "
+                              f"superstep {superstep} ({[t for _, t in said]}): they are not "
+                              "of one crawl")
         return snap
 
     def _restore(self, snap: dict[str, Any]) -> int:

@@ -64,8 +64,12 @@ def is_count(value: Any) -> bool:
 
 
 def is_real(value: Any) -> bool:
-    """Whether a snapshot's ``value`` is a real number (an int or a float, not a bool)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """Whether a snapshot's ``value`` is a finite real number (an int or a float, not a bool,
+    not NaN or an infinity)."""
+    import math
+
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
 
 
 def _path(directory: str | Path, rank: int) -> Path:
@@ -195,7 +199,8 @@ class _SnapshotUnpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) not in SNAPSHOT_CLASSES:
-            raise pickle.UnpicklingError(f"it names {module}.{name}, which no snapshot holds; "
+            named = ascii(f"{module}.{name}")[1:-1]  # escapes: no terminal control codes
+            raise pickle.UnpicklingError(f"it names {named[:100]}, which no snapshot holds; "
                                          "refused without loading it")
         return super().find_class(module, name)
 

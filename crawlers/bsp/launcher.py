@@ -25,7 +25,7 @@ from pathlib import Path
 from crawlers.bsp.journal import BspJournalError, read_command, saved_supersteps, write_command
 from crawlers.bsp.transport import BspError
 
-__all__ = ["Outcome", "launch", "prepare"]
+__all__ = ["Outcome", "launch", "prepare", "without_state"]
 
 # flags of one run only: kept out of DIR/command.json, so a resumed job does not die again
 _ONE_RUN = {"--kill-worker": 1, "--kill-at": 1, "--json": 0}
@@ -59,6 +59,20 @@ def _lasting(argv: list[str]) -> list[str]:
     return out
 
 
+def without_state(argv: list[str]) -> list[str]:
+    """``argv`` without its ``--state`` flags: the crawl a command describes, wherever its
+    journals are."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--state":
+            skip = True
+        elif not a.startswith("--state="):
+            out.append(a)
+    return out
+
+
 def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[list[str], str]:
     """The ranks' arguments and the journal directory, for a command given ``argv`` (starting
     with ``bsp``) and ``--state`` or ``--resume``. A fresh ``--state`` keeps its command in the
@@ -85,7 +99,7 @@ def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[lis
     path = Path(state) / "command.json"
     if path.exists() and (Path(state) / "rank-0.sqlite").exists():  # a crawl that started
         kept = read_command(state)
-        if kept != lasting:
+        if without_state(kept) != without_state(lasting):  # the folder may have moved
             raise BspError(f"{state} holds the journals of another crawl ({' '.join(kept)}); "
                            f"continue it with --resume {state}, or give another --state")
     else:
@@ -99,16 +113,26 @@ _WRITTEN = ("command.json", "mpiexec.log", "rank-*.pid", "rank-*.sqlite*", "star
 
 def _check_folder(directory: str | None) -> None:
     """Refuse a journal folder in which a file the crawl writes is anything but a regular file:
-    a link would have the crawl write where it points, a FIFO would block it, a folder fail
-    it mid-crawl (:class:`~crawlers.bsp.journal.BspJournalError`, one line)."""
+    a link (dangling too) would have the crawl write where it points, a FIFO would block it,
+    a folder fail it mid-crawl (:class:`~crawlers.bsp.journal.BspJournalError`, one line).
+    O(entries of the folder)."""
+    import fnmatch
+    import os
+
     if directory is None or not Path(directory).is_dir():
         return
-    for pattern in _WRITTEN:
-        for path in Path(directory).glob(pattern):
-            if path.is_symlink() or not path.is_file():
-                raise BspJournalError(f"{path} is not a regular file (a link, a folder or a "
-                                      "FIFO): a journal folder holds only the files its crawl "
-                                      "wrote")
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if (any(fnmatch.fnmatchcase(entry.name, p) for p in _WRITTEN)
+                    and (entry.is_symlink() or not entry.is_file(follow_symlinks=False))):
+                raise BspJournalError(f"{entry.path} is not a regular file (a link, a folder "
+                                      "or a FIFO): a journal folder holds only the files its "
+                                      "crawl wrote")
+
+
+# a rank: crawlab's main without the working folder on sys.path (as python -m would put it
+# first), so that a folder the user stands in cannot shadow crawlers or a library it imports
+_RANK = "import sys; del sys.path[0]; from crawlers.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def _mpiexec() -> str:
@@ -123,12 +147,12 @@ def _mpiexec() -> str:
 def launch(rank_argv: list[str], procs: int, state: str) -> Outcome:
     """Run ``mpiexec -n procs`` on ``python -m crawlers *rank_argv``; see the module
     docstring. Blocks until the job ends."""
-    cmd = [_mpiexec(), "-n", str(procs), sys.executable, "-m", "crawlers", *rank_argv]
+    cmd = [_mpiexec(), "-n", str(procs), sys.executable, "-c", _RANK, *rank_argv]
     for old in Path(state).glob("rank-*.pid"):
         old.unlink()
     run = subprocess.run(cmd, capture_output=True, text=True)
     log = Path(state) / "mpiexec.log"
-    log.write_text(f"$ {' '.join(cmd)}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
+    _write_new(log, f"$ {' '.join(cmd)}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
     if run.returncode == 0:
         report = _report(run.stdout)
         if report is not None:
@@ -141,6 +165,16 @@ def launch(rank_argv: list[str], procs: int, state: str) -> Outcome:
     if error is not None:  # rank 0 may report a crawl, then that its --kill-at never came
         return Outcome(2, report=_report(run.stdout), error=error)
     return Outcome(1, error=_death(run.stdout + run.stderr, procs, state, log))
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` without following a link put there meanwhile."""
+    import os
+
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with open(fd, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 BLAMED = "crawlab bsp: your frontier failed at "  # a rank's line: the student's code failed

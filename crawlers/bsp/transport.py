@@ -64,6 +64,7 @@ __all__ = [
     "Failover",
     "MpiTransport",
     "ProcessGroup",
+    "SharedError",
     "ProcessTransport",
     "Transport",
     "WorkerFailed",
@@ -81,6 +82,12 @@ class BspError(ValueError):
 
     A :class:`ValueError`, so ``crawlab`` prints it as one line and exits with status 2.
     """
+
+
+class SharedError(BspError):
+    """An error every rank raises together, after a collective told each of them: each rank
+    ends with it as with a set-up error (rank 0 says it), and none aborts the job, which
+    could cut what another rank was printing."""
 
 
 class WorkerFailed(BspError):

@@ -197,7 +197,8 @@ def _launch(args: argparse.Namespace) -> int:
 
 
 def _check_kept(argv: list[str], directory: str) -> None:
-    """Check the command a journal keeps (``argv``, read from ``DIR/command.json``) as a typed
+    """Check the command a journal keeps (``argv``, read from ``DIR/command.json``, with
+    ``--state DIR --json`` appended by :func:`~crawlers.bsp.launcher.prepare`) as a typed
     one is checked, before anything runs: its flags parse, they pass the checks of a fresh
     crawl, and its frontier is a registered name. A ``FILE.py:CLASS`` frontier is refused: a
     journal is a file anyone could have handed over, and ``--resume`` never runs code a file
@@ -217,9 +218,14 @@ def _check_kept(argv: list[str], directory: str) -> None:
     add_arguments(parser)
     kept = parser.parse_args(argv[1:])
     if is_spec(kept.frontier):
+        import shlex
+
+        from crawlers.bsp.launcher import without_state
+
+        again = shlex.join(["crawlab", *without_state(argv[:-3]), "--state", directory])
         raise BspJournalError(f"{path}: its crawl runs the frontier {kept.frontier[:100]!r}, "
-                              "code that --resume never runs from a file: type the command "
-                              f"that started the crawl again, with --state {directory}")
+                              "code that --resume never runs from a file; read the command "
+                              f"and type it to resume: {again[:2000]}")
     try:
         check_config(config_from_args(kept))
     except ValueError as exc:

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 
 from crawlers.args import (
+    MAX_COMMIT_EVERY,
     MAX_SECONDS,
     MAX_THREADS,
     at_most,
@@ -80,7 +81,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep the crawl's state in a journal in DIR (SQLite, WAL); started again "
                    "with the same DIR, the crawl resumes after a crash or a stop (the served "
                    "web on the same ports again)")
-    g.add_argument("--commit-every", type=positive_int, metavar="N",
+    g.add_argument("--commit-every", type=at_most(positive_int, MAX_COMMIT_EVERY), metavar="N",
                    help="group commit: journal N pages per commit (one fsync); a crash re-fetches "
                    "at most threads + N pages (default: 64)")
     g.add_argument("--commit-ms", type=at_most(positive, MAX_SECONDS * 1000, "a year"),

@@ -63,13 +63,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crawlers.args import MAX_THREADS
+from crawlers.args import MAX_COMMIT_EVERY, MAX_THREADS
 
 __all__ = ["FORMAT", "Journal", "JournalError", "Restored", "count_refetched", "started_lines"]
 
 FORMAT = "crawlab-journal-1"  # meta 'format': the schema version this module reads and writes
 DB, LOG = "journal.sqlite", "started.log"
-MAX_COMMIT_EVERY = 2**31 - 1  # the most records a batch holds (in memory, until its commit)
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);

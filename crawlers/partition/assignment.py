@@ -28,7 +28,9 @@ Every assignment is immutable once built, hence thread-safe; ``owner`` is O(len(
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
@@ -130,6 +132,26 @@ class SiteTable:
             raise PartitionFileError(f"partition names unknown site {unknown[0]!r}{more}")
 
 
+MAX_PARTITION_BYTES = 64 * 2**20  # a site and a part a line: millions of sites fit
+
+
+def _read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes, else
+    :class:`OSError`: opened non-blocking and checked on the open file, so a FIFO or a device
+    (``/dev/zero``) is refused at once rather than read for ever."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError("not a regular file (a folder, a FIFO or a device)")
+        if st.st_size > limit:
+            raise OSError(f"{st.st_size:,} bytes, more than {limit:,}")
+        with open(fd, "rb", closefd=False) as f:
+            return f.read(limit)
+    finally:
+        os.close(fd)
+
+
 def read_partition_file(path: str | Path) -> SiteTable:
     """Read a partition file (see the module docstring) into a :class:`SiteTable`.
 
@@ -139,7 +161,7 @@ def read_partition_file(path: str | Path) -> SiteTable:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read_regular(path, MAX_PARTITION_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise PartitionFileError(f"partition file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
