@@ -50,6 +50,7 @@ from pathlib import Path
 
 from frontier.check import trace
 from frontier.check.scenarios import Scenario, World, get, verdict
+from frontier.check.trace import MAX_BOUND  # the largest bound, a trace file's too
 
 __all__ = ["DEFAULT_BOUND", "HOLDS", "INCONCLUSIVE", "MAX_BOUND", "VIOLATED", "ExploreError",
            "Outcome", "Progress", "explore", "replay"]
@@ -58,9 +59,6 @@ DEFAULT_BOUND = 1
 """Preemptions per interleaving by default: one preemption already finds the lost update and,
 with the blocking switches (which are free), the lost wake-ups; two costs about five times as
 many interleavings (measured on the scenarios, see the book's chapter "You are the scheduler")."""
-MAX_BOUND = 10_000
-"""The largest bound: frontrun cuts a run at 10 000 steps, so a run has fewer points to preempt
-and a larger bound would bound nothing (the scenarios' runs take under 1 000 steps)."""
 
 HOLDS, VIOLATED, INCONCLUSIVE = "holds", "violated", "inconclusive"
 

@@ -232,6 +232,11 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+MAX_BOUND = 10_000
+"""The largest preemption bound (``crawlab explore --bound``, a trace file's ``bound``): frontrun
+cuts a run at 10 000 steps, so a run has fewer points to preempt and a larger bound would
+bound nothing (the scenarios' runs take under 1 000 steps)."""
+
 MAX_BYTES = 64 * 2**20
 """The largest trace file read: :func:`save` writes a few kilobytes (a schedule of a few
 thousand entries and its report); a file this large is not one of them."""
@@ -290,8 +295,6 @@ def load(path: Path, frontier: str) -> dict:
         if key in data and not isinstance(data[key], str):
             raise ValueError(f"{path}: {key} must be text (a string), not {_shown(data[key])}")
     bound = data.get("bound")
-    from frontier.check.explore import MAX_BOUND
-
     if bound is not None and not (_int(bound) and 0 <= bound <= MAX_BOUND):
         raise ValueError(f"{path}: bound must be a preemption bound (an integer from 0 to "
                          f"{MAX_BOUND}) or null, not {_shown(bound)}")
