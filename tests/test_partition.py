@@ -375,6 +375,6 @@ def test_a_partition_file_that_no_partitioner_writes_is_refused_at_once(kind, tm
     else:
         monkeypatch.setattr(assignment, "MAX_PARTITION_BYTES", 10)
         path.write_text("# parts: 2\na.test 0\nb.test 1\n")
-    with pytest.raises(assignment.PartitionFileError,
-                       match="not a regular file" if kind != "large" else "more than 10"):
+    why = "not a regular file" if kind != "large" else "more than a partition file's 10"
+    with pytest.raises(assignment.PartitionFileError, match=why):
         assignment.read_partition_file(path)

@@ -28,14 +28,13 @@ Every assignment is immutable once built, hence thread-safe; ``owner`` is O(len(
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
 from crawlers.page.urls import site_of
+from frontier.files import read_regular
 
 __all__ = [
     "Assignment",
@@ -135,23 +134,6 @@ class SiteTable:
 MAX_PARTITION_BYTES = 64 * 2**20  # a site and a part a line: millions of sites fit
 
 
-def _read_regular(path: Path, limit: int) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes, else
-    :class:`OSError`: opened non-blocking and checked on the open file, so a FIFO or a device
-    (``/dev/zero``) is refused at once rather than read for ever."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError("not a regular file (a folder, a FIFO or a device)")
-        if st.st_size > limit:
-            raise OSError(f"{st.st_size:,} bytes, more than {limit:,}")
-        with open(fd, "rb", closefd=False) as f:
-            return f.read(limit)
-    finally:
-        os.close(fd)
-
-
 def read_partition_file(path: str | Path) -> SiteTable:
     """Read a partition file (see the module docstring) into a :class:`SiteTable`.
 
@@ -161,7 +143,7 @@ def read_partition_file(path: str | Path) -> SiteTable:
     """
     path = Path(path)
     try:
-        text = _read_regular(path, MAX_PARTITION_BYTES).decode("utf-8")
+        text = read_regular(path, MAX_PARTITION_BYTES, "a partition file's").decode("utf-8")
     except FileNotFoundError:
         raise PartitionFileError(f"partition file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -27,6 +27,8 @@ import linecache
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from frontier.files import read_regular
+
 __all__ = ["Fold", "Step", "focus", "load", "report", "save", "steps", "table"]
 
 _ROOT = Path(__file__).resolve().parent.parent.parent  # the directory holding ``frontier``
@@ -242,28 +244,6 @@ MAX_BYTES = 64 * 2**20
 thousand entries and its report); a file this large is not one of them."""
 
 
-def _read(path: Path) -> str:
-    """The text of ``path`` if it is a regular file of at most :data:`MAX_BYTES` (checked on
-    the open file: a FIFO or a device would block or never end), else :class:`OSError`."""
-    import os
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError("not a regular file (a folder, a FIFO or a device)")
-        if st.st_size > MAX_BYTES:
-            raise OSError(f"{st.st_size:,} bytes, more than a trace file's {MAX_BYTES:,}")
-        with open(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_BYTES + 1)
-    finally:
-        os.close(fd)
-    if len(data) > MAX_BYTES:  # grew while read
-        raise OSError(f"more than a trace file's {MAX_BYTES:,} bytes")
-    return data.decode()
-
-
 def load(path: Path, frontier: str) -> dict:
     """Read a trace file of ``frontier`` (the name or spec the user chose, loaded already);
     :class:`ValueError` (one line naming the file) if it is not one.
@@ -278,7 +258,7 @@ def load(path: Path, frontier: str) -> dict:
     ``frontier`` must name ``frontier``, compared without importing what the file names: a
     trace naming ``FILE.py:CLASS`` never runs that file; only the user's choice is run."""
     try:
-        data = json.loads(_read(Path(path)))
+        data = json.loads(read_regular(path, MAX_BYTES, "a trace file's").decode())
     except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, huge integers
         raise ValueError(f"cannot read trace file {path}: {exc}") from None
     except RecursionError:
