@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from crawlers.crawl.journal import count_refetched, started_lines
+from frontier.files import read_regular
 
 __all__ = ["FORMAT", "BspJournal", "BspJournalError", "common_superstep", "is_count", "is_real",
            "read_command", "refetched", "saved_supersteps", "sessions", "write_command"]
@@ -240,11 +241,7 @@ def read_command(directory: str | Path) -> list[str]:
     if not path.exists() and not path.is_symlink():
         raise BspJournalError(f"{directory} holds no BSP crawl to resume (no command.json)")
     try:
-        if not path.is_file():
-            raise ValueError("not a regular file")
-        if path.stat().st_size > COMMAND_BYTES:
-            raise ValueError(f"larger than {COMMAND_BYTES:,} bytes")
-        argv = json.loads(path.read_text())["argv"]
+        argv = json.loads(read_regular(path, COMMAND_BYTES, "a command file's"))["argv"]
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise BspJournalError(f"{path} is unreadable ({type(exc).__name__}: "
                               f"{' '.join(str(exc).split())[:200]})") from None
