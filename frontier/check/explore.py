@@ -50,6 +50,7 @@ from pathlib import Path
 
 from frontier.check import trace
 from frontier.check.scenarios import Scenario, World, get, verdict
+from frontier.check.steady import steady_scheduling
 from frontier.check.trace import MAX_BOUND  # the largest bound, a trace file's too
 
 __all__ = ["DEFAULT_BOUND", "HOLDS", "INCONCLUSIVE", "MAX_BOUND", "VIOLATED", "ExploreError",
@@ -202,7 +203,8 @@ class _Engine:
 
 # The modules whose code runs inside frontrun's scheduler (this engine wrapper, the PCT
 # chooser): never traced, or frontrun would schedule its own calls.
-_UNTRACED = {str(Path(__file__).resolve()), str(Path(__file__).resolve().with_name("pct.py"))}
+_UNTRACED = {str(Path(__file__).resolve().with_name(f)) for f in ("explore.py", "pct.py",
+                                                                  "steady.py")}
 
 
 @contextmanager
@@ -418,7 +420,8 @@ def _search(sc: Scenario, name: str, bound: int | None, cap: int | None,
     worlds: list[World] = []
     patch_locks()
     try:
-        with _engine_wrapped(cap, budget, on_run, keep=engines is not None) as made:
+        with _engine_wrapped(cap, budget, on_run, keep=engines is not None) as made, \
+                steady_scheduling():
             result = frontrun.explore(
                 setup=_setup(sc, name, worlds),
                 workers=sc.workers(),
@@ -495,7 +498,8 @@ def replay(name: str, scenario: str | Scenario, schedule: list[int]) -> Outcome:
     patch_locks()
     try:
         try:
-            _replay_schedule(schedule, _setup(sc, name, worlds), sc.workers(), recorder)
+            with untraced(), steady_scheduling():
+                _replay_schedule(schedule, _setup(sc, name, worlds), sc.workers(), recorder)
             recorder.settle()
             broken = verdict(sc, worlds[-1])
         except DeadlockError as exc:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from frontier.check.explore import ExploreError, Progress, _frontrun, _scenario, _setup, untraced
 from frontier.check.scenarios import Scenario, World, verdict
+from frontier.check.steady import steady_scheduling
 
 __all__ = ["DEPTHS", "PctRun", "default_depth", "lower_bound", "run", "runs_for", "search"]
 
@@ -193,7 +194,8 @@ def run(name: str, scenario: str | Scenario, *, strategy: str = "pct", depth: in
     unfinished = broken = None
     patch_locks()
     try:
-        with mock.patch.object(replay_mod, "_ReplayDporScheduler", build), untraced():
+        with mock.patch.object(replay_mod, "_ReplayDporScheduler", build), untraced(), \
+                steady_scheduling():
             try:
                 replay_mod._run_dpor_schedule([], _setup(sc, name, worlds), sc.workers(),
                                               detect_io=False, clock="virtual")
