@@ -18,7 +18,7 @@ That is a lost wake-up the frontier never had, and CI saw it once, on ``semaphor
 whose replay reproduced it (the clock step it holds is replayed as recorded). It needs the
 waiter to lose the CPU inside that window: the GIL is handed to a waiting thread when its
 holder has kept it for the switch interval (5 ms), which on a busy machine happens to a thread
-that the operating system has taken off the CPU. Two mends, each closing it on its own:
+that the operating system has taken off the CPU. Two mends:
 
 * **No forced switch.** While exploring, the interpreter's switch interval is
   :data:`SWITCH_INTERVAL` (``sys.setswitchinterval``), so the GIL changes hands only where a
