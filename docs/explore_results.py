@@ -2,21 +2,25 @@
 the traces and outcome tables the chapter "You are the scheduler" shows, and a
 non-linearizable history's timeline.
 
-Usage: ``python docs/explore_results.py [FRONTIER ...]``, ``--explore``, ``--traces`` or
-``--linearize``.
+Usage: ``python docs/explore_results.py [FRONTIER ...]``, ``--explore``, ``--traces``,
+``--table`` or ``--linearize``.
 
 * no argument: everything (several minutes: the whole bounded space of every scenario), the
   traces, the outcome tables and the linearizability runs;
 * FRONTIERs: only their rows of ``explore.csv`` are explored again (each row keeps its own
   stamp), and the linearizability runs if ``unsynchronized`` is one of them;
 * ``--explore``: every row of ``explore.csv``, the traces and outcome tables, no
-  linearizability runs; ``--traces``: the traces and outcome tables alone;
+  linearizability runs; ``--traces``: the traces and outcome tables alone; ``--table``:
+  ``explore-table.inc`` rendered again from ``explore.csv``, nothing searched;
 * ``--linearize``: only the linearizability runs (``linearize.csv``, its table, and the
   timeline of ``unsynchronized``'s first bad history).
 
-Interleaving counts are deterministic for a given commit, interpreter and frontrun version (the
-explorer keeps every object frontrun has named alive until the interleaving ends, so a freed
-object's address cannot pass its name on); the seconds are one run each on the stamped machine.
+Interleaving counts are one run each, stamped with the machine's load: the explorer keeps
+every object frontrun has named alive until the interleaving ends (a freed object's address
+cannot pass its name on), and ``frontier.check.steady`` keeps frontrun's bookkeeping in
+program order, yet a count can still move a little from run to run
+(``docs/explore_steady.py`` measures how far); the seconds are one run each on the stamped
+machine.
 """
 
 from __future__ import annotations
@@ -90,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if only == ["--traces"]:  # the traces and outcome tables alone (seconds, not minutes)
         traces()
+        return 0
+    if only == ["--table"]:  # explore-table.inc again from explore.csv (no search)
+        table_inc()
         return 0
     everything = only == ["--explore"]
     if everything:
@@ -214,7 +221,20 @@ def linearize_runs(stamp: dict, commit: str) -> None:
     (OUT / "linearize-table.inc").write_text("\n".join(lines))
 
 
+def _span(values) -> str:
+    """``3.08`` or ``2.41-3.08``: the range of the stamped loads (an empty stamp is left out)."""
+    loads = sorted({float(v) for v in values if v})
+    if not loads:
+        return "not stamped"
+    return f"{loads[0]:.2f}" if len(loads) == 1 else f"{loads[0]:.2f}-{loads[-1]:.2f}"
+
+
 def table_inc() -> None:
+    """Write ``explore-table.inc`` (see :func:`table_text`)."""
+    (OUT / "explore-table.inc").write_text(table_text())
+
+
+def table_text() -> str:
     """``explore-table.inc``: the verdicts as an RST table, from ``explore.csv``."""
     with open(OUT / "explore.csv") as f:
         rows = list(csv.DictReader(f))
@@ -231,11 +251,13 @@ def table_inc() -> None:
                      f"({sum((r['date'], r['commit']) == (date, commit) for r in rows)} rows)"
                      for date, commit in runs)
     lines += ["", f"*Source: measured* by ``docs/explore_results.py`` on {when} (preemption "
-              f"bound {first['bound']}, the whole bounded space; one run each; the same "
-              f"counts on every run of one commit, interpreter and frontrun), "
+              f"bound {first['bound']}, the whole bounded space; one run each, "
+              f"1-minute load {_span(r['machine_load_1min'] for r in rows)} as it began; how "
+              f"far a count moves from run to run is measured in the steady-scheduling table "
+              f"below), "
               f"{first['machine_cores']} cores, "
               f"{first['machine_implementation']} {first['machine_python']}.", ""]
-    (OUT / "explore-table.inc").write_text("\n".join(lines))
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -221,3 +221,16 @@ def test_results_against_the_papers_is_up_to_date():
         sys.path.remove(str(DOCS))
     assert papers_table.OUT.read_text() == papers_table.render(), (
         "docs/results/papers-table.inc is stale: run python docs/papers_table.py")
+
+
+def test_the_explore_table_is_up_to_date():
+    """docs/results/explore/explore-table.inc is what ``docs/explore_results.py`` renders from
+    explore.csv now (its source line included: dates, commits, load)."""
+    sys.path.insert(0, str(DOCS))
+    try:
+        import explore_results
+    finally:
+        sys.path.remove(str(DOCS))
+    assert (explore_results.OUT / "explore-table.inc").read_text() == \
+        explore_results.table_text(), ("docs/results/explore/explore-table.inc is stale: run "
+                                       "python docs/explore_results.py --table")
