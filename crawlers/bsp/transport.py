@@ -586,7 +586,9 @@ class MpiTransport:
         a failure on one rank mid-crawl, which would otherwise leave the others waiting in
         a collective forever. With ``blamed`` (the blame of the student's frontier file, see
         :class:`WorkerFailed`) the line says the student's frontier failed there instead, and
-        the status is 1."""
+        the status is 1. Before the abort it waits, at most :data:`OUTPUT_PATIENCE` seconds
+        for both streams, until the launcher has read what this rank wrote
+        (:func:`drain_output`)."""
         if blamed is not None:
             line, code = f"crawlab bsp: your frontier failed at {blamed}", 1
         else:
@@ -594,13 +596,15 @@ class MpiTransport:
         # one write: every rank that fails says so, and print's two writes (the text, then
         # the newline) of two ranks could interleave into one line
         sys.stderr.write(line + "\n")
+        deadline = time.monotonic() + OUTPUT_PATIENCE  # for both streams together
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
                 fd = stream.fileno()
             except (AttributeError, OSError, ValueError):  # None, closed, or no file behind
                 continue
-            drain_output(fd)  # else the launcher may drop the line: see drain_output
+            # else the launcher may drop the line: see drain_output
+            drain_output(fd, max(0.0, deadline - time.monotonic()))
         self.comm.Abort(code)
         raise SystemExit(code)  # not reached
 
