@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from frontier.check import pct
     from frontier.check.scenarios import get
-    from labs.harness import machine
+    from labs.harness import machine, write_rows
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--starts", type=int, default=5)
@@ -94,10 +94,7 @@ def main(argv: list[str] | None = None) -> int:
                                  "commit": commit, **stamp})
                     print(label, sc.name, strategy, depth, start, found, flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
-    with open(OUT / "pct.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows(OUT / "pct.csv", rows)
     table_inc()
     return 0
 

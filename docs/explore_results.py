@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     import frontier
     from frontier.check.explore import DEFAULT_BOUND, explore
     from frontier.check.scenarios import applicable
-    from labs.harness import machine
+    from labs.harness import machine, write_rows
 
     OUT.mkdir(parents=True, exist_ok=True)
     stamp = {f"machine_{k}": v for k, v in machine().items()}
@@ -126,10 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                          "date": datetime.date.today().isoformat(), "commit": commit, **stamp})
             print(rows[-1]["frontier"], scenario, rows[-1]["verdict"], out.interleavings,
                   flush=True)
-    with open(OUT / "explore.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows(OUT / "explore.csv", rows)
     if not only:
         traces()
     if not everything and (not only or "unsynchronized" in only):
@@ -170,6 +167,7 @@ def linearize_runs(stamp: dict, commit: str) -> None:
     import frontier
     from frontier.check import linearize as lin
     from frontier.check.timeline import draw
+    from labs.harness import write_rows
 
     rows = []
     date = datetime.date.today().isoformat()
@@ -199,10 +197,7 @@ def linearize_runs(stamp: dict, commit: str) -> None:
                      "seconds": round(time.perf_counter() - t, 1), "source": "measured",
                      "date": date, "commit": commit, **stamp})
         print(name, bad, undecided, flush=True)
-    with open(OUT / "linearize.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows(OUT / "linearize.csv", rows)
     lines = [".. list-table::", "   :header-rows: 1", "",
              "   * - frontier", "     - specification", "     - not linearizable",
              "     - undecided", "     - first bad history"]

@@ -91,7 +91,7 @@ def run_set(tree: Path, jobs: int, cost: dict) -> tuple[list[dict], float]:
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from labs.harness import machine
+    from labs.harness import machine, write_rows
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--jobs", default="1,2", help="comma-separated process counts (default 1,2)")
@@ -127,10 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label} jobs={j} round {rnd}: {wall:.1f} s, "
                   f"{runs[-1]['interleavings']} interleavings", flush=True)
     for name, rows in (("speed.csv", runs), ("speed-pairs.csv", pairs)):
-        with open(OUT / name, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+        write_rows(OUT / name, rows)
     table_inc()
     return 0
 

@@ -75,7 +75,7 @@ def _one(job: tuple[str, str, str, str]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from labs.harness import machine
+    from labs.harness import machine, write_rows
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--rounds", type=int, default=3)
@@ -96,10 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                   **stamp}
     rows = [{"round": j[3], **r, **provenance} for j, r in zip(jobs, rows)]
     OUT.mkdir(parents=True, exist_ok=True)
-    with open(OUT / "steady.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows(OUT / "steady.csv", rows)
     table_inc()
     return 0
 

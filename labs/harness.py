@@ -56,7 +56,7 @@ from labs import plotstyle
 __all__ = [
     "Lab", "LabError", "SOURCES", "add_frontier_flag", "commit", "free_threaded_build",
     "frontier_names", "gil_enabled", "interpreter_line", "lab_modules", "provenance_problems",
-    "machine", "machine_line", "run_lab", "series", "spread", "summarize",
+    "machine", "machine_line", "run_lab", "series", "spread", "summarize", "write_rows",
 ]
 
 DEFAULT_RESULTS = Path("results")
@@ -69,6 +69,19 @@ SHARED_LOAD = 0.5  # a 1-minute load above this many runnable tasks per core: ma
 
 class LabError(Exception):
     """A lab's bad input or unmet precondition: reported as one line, exit status 2."""
+
+
+def write_rows(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
+    """Write ``rows`` to the CSV file ``path`` (replaced), one column per key in the order the
+    keys first appear, empty where a row lacks one; returns ``path``. O(rows x columns)."""
+    keys: list[str] = []
+    for row in rows:
+        keys.extend(k for k in row if k not in keys)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
 
 
 def gil_enabled() -> bool:
@@ -292,11 +305,7 @@ class Lab:
                and k != "paper"]
         if bad:
             raise ValueError(f"columns with a paper's numbers are named paper_...: {bad}")
-        path = self.dir / f"{stem or self.name}.csv"
-        with open(path, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=keys)
-            writer.writeheader()
-            writer.writerows(rows)
+        path = write_rows(self.dir / f"{stem or self.name}.csv", rows)
         print(f"# wrote {path}")
         return path
 

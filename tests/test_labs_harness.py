@@ -7,7 +7,7 @@ import csv
 import pytest
 
 import frontier
-from labs.harness import Lab, LabError, lab_modules, machine, machine_line
+from labs.harness import Lab, LabError, lab_modules, machine, machine_line, write_rows
 from labs.lab_frontier_bench import measure
 
 
@@ -60,3 +60,11 @@ def test_replot_reads_the_rows_back_and_measures_nothing(tmp_path):
     assert again.date == "2001-02-03T04:05:06Z" and path.read_text() == text
     with pytest.raises(LabError, match="--replot: .*missing"):
         again.rows("other", measure)
+
+
+def test_write_rows_keeps_every_column_in_the_order_it_first_appears(tmp_path):
+    """The book scripts' CSVs (docs/explore_*.py) and every lab's go through write_rows: a
+    column only a later row has is kept, a row without it is empty there."""
+    path = write_rows(tmp_path / "t.csv", [{"a": 1, "b": 2}, {"b": 3, "c": 4}])
+    with open(path, newline="") as f:
+        assert list(csv.reader(f)) == [["a", "b", "c"], ["1", "2", ""], ["", "3", "4"]]
