@@ -140,6 +140,21 @@ def test_what_a_student_printed_before_an_mpi_abort_reaches_the_user(tmp_path):
         assert _lines(run.stderr), run.stderr[-2000:]
 
 
+def test_the_launcher_finds_a_ranks_line_that_landed_inside_another_ranks_line():
+    """mpiexec passes each rank's output on in chunks that break anywhere: with a student
+    printing to standard error, one rank's blame can land mid-line in another's output (seen
+    in the launcher's log). The launcher must still read it as the student's failure, not as
+    a rank that died (whose advice is to resume)."""
+    from crawlers.bsp.launcher import BLAMED, ERROR, _said
+
+    where = f"put_raises.py:{LINE}: ValueError: put boom"
+    log = ("BSP crawl: 2 workers\ndebug debug deb" + BLAMED + where + "\nug debug\n"
+           "Abort(1) on node 0 (rank 0 in comm 0): application called MPI_Abort\n")
+    assert _said(log, BLAMED) == where
+    assert _said(log, ERROR) is None
+    assert _said("END OF DEBUG" + ERROR + "no such site\n", ERROR) == "no such site"
+
+
 def test_a_failure_outside_the_students_file_is_still_not_blamed_on_it():
     """The coordinator's error for a worker whose failure is not in a student's file stays
     a one-line error with no ``blamed``."""

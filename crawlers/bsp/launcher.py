@@ -190,10 +190,15 @@ def _report(stdout: str) -> dict | None:
 
 
 def _said(stderr: str, prefix: str) -> str | None:
-    """The rest of the first line of ``stderr`` that starts with ``prefix``, if any."""
+    """What follows ``prefix`` on the first line of ``stderr`` that holds it, if any. Not only
+    at the start of a line: mpiexec passes each rank's output on in chunks that can break
+    anywhere, so a rank's one-line error (one write, its newline included) can land in the
+    middle of a line another rank was printing (seen in 2 of 70 launcher runs whose student
+    printed to standard error, which then read as a rank that died)."""
     for line in stderr.splitlines():
-        if line.startswith(prefix):
-            return line.removeprefix(prefix)
+        at = line.find(prefix)
+        if at >= 0:
+            return line[at + len(prefix):]
     return None
 
 

@@ -597,7 +597,7 @@ class MpiTransport:
         # the newline) of two ranks could interleave into one line
         sys.stderr.write(line + "\n")
         deadline = time.monotonic() + OUTPUT_PATIENCE  # for both streams together
-        for stream in (sys.stdout, sys.stderr):
+        for stream in (sys.stderr, sys.stdout):  # the line first, should time run out
             try:
                 stream.flush()
                 fd = stream.fileno()
