@@ -217,11 +217,12 @@ def linearize_runs(stamp: dict, commit: str) -> None:
 
 
 def _span(values) -> str:
-    """``3.08`` or ``2.41-3.08``: the range of the stamped loads (an empty stamp is left out)."""
+    """``3.08`` or ``2.41 to 3.08`` (as the chapter's other tables say a load): the range of
+    the stamped loads (an empty stamp is left out)."""
     loads = sorted({float(v) for v in values if v})
     if not loads:
         return "not stamped"
-    return f"{loads[0]:.2f}" if len(loads) == 1 else f"{loads[0]:.2f}-{loads[-1]:.2f}"
+    return f"{loads[0]:g}" if len(loads) == 1 else f"{loads[0]:g} to {loads[-1]:g}"
 
 
 def table_inc() -> None:

@@ -56,7 +56,8 @@ from labs import plotstyle
 __all__ = [
     "Lab", "LabError", "SOURCES", "add_frontier_flag", "commit", "free_threaded_build",
     "frontier_names", "gil_enabled", "interpreter_line", "lab_modules", "provenance_problems",
-    "machine", "machine_line", "run_lab", "series", "spread", "summarize", "write_rows",
+    "columns", "machine", "machine_line", "run_lab", "series", "spread", "summarize",
+    "write_rows",
 ]
 
 DEFAULT_RESULTS = Path("results")
@@ -71,14 +72,19 @@ class LabError(Exception):
     """A lab's bad input or unmet precondition: reported as one line, exit status 2."""
 
 
-def write_rows(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
-    """Write ``rows`` to the CSV file ``path`` (replaced), one column per key in the order the
-    keys first appear, empty where a row lacks one; returns ``path``. O(rows x columns)."""
+def columns(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Every key of ``rows``, in the order the keys first appear. O(rows x columns)."""
     keys: list[str] = []
     for row in rows:
         keys.extend(k for k in row if k not in keys)
+    return keys
+
+
+def write_rows(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
+    """Write ``rows`` to the CSV file ``path`` (replaced), one column per key in the order the
+    keys first appear (:func:`columns`), empty where a row lacks one; returns ``path``."""
     with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=keys)
+        writer = csv.DictWriter(f, fieldnames=columns(rows))
         writer.writeheader()
         writer.writerows(rows)
     return path
@@ -298,10 +304,7 @@ class Lab:
                             for row in rows], stem)
 
     def _write(self, rows: list[dict[str, Any]], stem: str | None) -> Path:
-        keys: list[str] = []
-        for row in rows:
-            keys.extend(k for k in row if k not in keys)
-        bad = [k for k in keys if "paper" in k.lower() and not k.startswith("paper_")
+        bad = [k for k in columns(rows) if "paper" in k.lower() and not k.startswith("paper_")
                and k != "paper"]
         if bad:
             raise ValueError(f"columns with a paper's numbers are named paper_...: {bad}")

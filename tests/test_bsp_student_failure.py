@@ -92,6 +92,14 @@ def _lines(stderr: str) -> list[str]:
 
 
 @pytest.fixture
+def mpi() -> None:
+    """Skip where this interpreter has no mpi4py or no mpiexec beside it."""
+    pytest.importorskip("mpi4py")
+    if not MPIEXEC.exists():
+        pytest.skip("no mpiexec next to the interpreter")
+
+
+@pytest.fixture
 def student(tmp_path) -> str:
     (tmp_path / "put_raises.py").write_text(PUT_RAISES)
     return "put_raises.py:Good"
@@ -105,10 +113,7 @@ def test_a_raising_put_in_a_worker_is_blamed_with_its_file_and_line(tmp_path, st
         f"crawlab bsp: your frontier failed at put_raises.py:{LINE}: ValueError: put boom"]
 
 
-def test_a_raising_put_under_mpi_is_blamed_with_its_file_and_line(tmp_path, student):
-    pytest.importorskip("mpi4py")
-    if not MPIEXEC.exists():
-        pytest.skip("no mpiexec next to the interpreter")
+def test_a_raising_put_under_mpi_is_blamed_with_its_file_and_line(tmp_path, student, mpi):
     run = _crawlab("bsp", *TINY, "--backend", "mpi", "--frontier", student, cwd=tmp_path, mpi=2)
     assert run.returncode == 1, run.stderr
     assert "Traceback" not in run.stderr
@@ -118,15 +123,12 @@ def test_a_raising_put_under_mpi_is_blamed_with_its_file_and_line(tmp_path, stud
         run.stderr
 
 
-def test_what_a_student_printed_before_an_mpi_abort_reaches_the_user(tmp_path):
+def test_what_a_student_printed_before_an_mpi_abort_reaches_the_user(tmp_path, mpi):
     """MPICH's launcher drops what is still in a rank's pipe when it handles MPI_Abort:
     the aborting rank waits until the launcher has read its output (``drain_output``).
     Without that wait, 4 of 20 such runs here lost the last line printed or the blame;
     four runs, so that the loss shows in about three of five test runs (the pipe's own
     unit tests in test_drain_output.py bite every time)."""
-    pytest.importorskip("mpi4py")
-    if not MPIEXEC.exists():
-        pytest.skip("no mpiexec next to the interpreter")
     says = PUT_RAISES.replace('        raise ValueError("put boom")',
                               '        print(("debug " * 170 + "\\n") * 200, end="", flush=True)\n'
                               '        print("END OF DEBUG", flush=True)\n'  # one small write
@@ -187,12 +189,9 @@ def test_a_kill_the_crawl_never_reached_is_an_error_after_the_report(tmp_path):
                                f"happened: the crawl stopped after {report['supersteps']} ")
 
 
-def test_a_raising_put_under_the_mpi_launcher_is_blamed_not_a_dead_rank(tmp_path, student):
+def test_a_raising_put_under_the_mpi_launcher_is_blamed_not_a_dead_rank(tmp_path, student, mpi):
     """``--backend mpi --state DIR`` typed without mpiexec: crawlab starts mpiexec itself and
     reads how the ranks ended; the student's failure is not "an MPI rank died"."""
-    pytest.importorskip("mpi4py")
-    if not MPIEXEC.exists():
-        pytest.skip("no mpiexec next to the interpreter")
     run = _crawlab("bsp", *TINY, "--backend", "mpi", "--state", "st", "--frontier", student,
                    cwd=tmp_path)
     assert run.returncode == 1, run.stderr
