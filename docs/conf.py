@@ -166,7 +166,14 @@ class GraderPolicy(_Generated):
     and dunders every exercise may use."""
 
     def lines(self) -> list[str]:
-        from exercises.policy import BUILTINS, DUNDERS, EXERCISES, REFUSED_ATTRIBUTES, VALUES
+        from exercises.policy import (
+            BUILTINS,
+            DUNDERS,
+            EXERCISES,
+            REFUSED_ATTRIBUTES,
+            SYNTAX,
+            VALUES,
+        )
 
         rows = [["exercise", "may import (module: names)", "also"]]
         for e in EXERCISES.values():
@@ -188,7 +195,10 @@ class GraderPolicy(_Generated):
                 "", "Imported names that may be stored or passed on as values: "
                 + ", ".join(f"``{v}``" for v in sorted(VALUES)) + "; any other imported name "
                 "(a class, a ``typing`` form) may only be called, subclassed, raised, caught, "
-                "compared, used in ``isinstance`` or an annotation."]
+                "compared, used in ``isinstance`` or an annotation.", "",
+                "Statements and expressions a file may be written in (:mod:`ast` node names; "
+                "anything else, ``match``, ``async`` and type parameters among them, is "
+                "refused): " + ", ".join(f"``{n}``" for n in sorted(SYNTAX)) + "."]
 
 
 class KitLeaveOut(_Generated):

@@ -297,6 +297,9 @@ def _check_batch(exercises: list[str], submissions: Path, out: Path, jobs: int) 
     if not students:
         raise BatchError(f"--submissions: {str(submissions)!r} holds no student folder "
                          "(one folder per student)")
+    if any(s.name == "grades.csv" for s in students):
+        raise BatchError("--submissions: a student folder is named 'grades.csv', the name of "
+                         "OUT's table of grades: rename the folder")
     try:  # now, not after hours of grading
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -21,6 +21,7 @@ itself cannot be done (a missing dependency: never a FAIL of yours).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import sys
@@ -82,6 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         return batch.main(wanted, args.submissions, args.out, args.jobs or 1, args.hidden)
     if args.dir is not None and not args.dir.is_dir():
         p.error(f"--dir: no such directory {str(args.dir)!r}")
+    if args.json is not None:  # now, not after the grading
+        json_problem = writable_file(args.json)
+        if json_problem:
+            p.error(f"--json: {json_problem}")
     directory = (args.dir or WORK).resolve()
     grades: list[Grade] = []
     status = 0
@@ -224,6 +229,20 @@ def results_json(grades: list[Grade]) -> dict:
             "output": "\n".join(verdict_line(g) for g in grades),
             "visibility": "visible", "stdout_visibility": "hidden",
             "tests": tests, "crawlab": {"exercises": summary}}
+
+
+def writable_file(path: Path) -> str | None:
+    """Why ``path`` cannot be written as a file (its folder made if missing), or None."""
+    if path.is_dir():
+        return f"{str(path)!r} is a folder"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot make the folder of {str(path)!r}: {exc.strerror or exc}"
+    if not os.access(path.parent, os.W_OK) or (path.exists()
+                                               and not os.access(path, os.W_OK)):
+        return f"{str(path)!r} cannot be written"
+    return None
 
 
 def write_json(grades: list[Grade], path: Path) -> None:

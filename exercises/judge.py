@@ -105,7 +105,18 @@ class Grade:
 # The child
 
 
-_SEAL = ('mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && '
+# In the child's own mount namespace ($0 is the course tree, the working directory the child's
+# work folder): the work folder stays writable (bound on itself, then entered again: a working
+# directory keeps the mount it was entered on), every other mount but /proc, /sys and /dev
+# becomes read-only (the interpreter's site-packages, where a .pth file would run in the next
+# grading; other students' results), the course tree must then be so, and the instructor's
+# folder is an empty read-only tmpfs. Mount points come from /proc/self/mountinfo (octal
+# escapes undone by printf %b).
+_SEAL = ('w=$(pwd -P) && mount --bind "$w" "$w" && cd "$w" && '
+         'while read -r _ _ _ _ m _; do m=$(printf "%b" "$m"); case "$m" in '
+         '/proc|/proc/*|/sys|/sys/*|/dev|/dev/*|"$w") continue;; esac; '
+         'mount -o remount,ro,bind "$m" 2>/dev/null; done < /proc/self/mountinfo; '
+         '[ ! -w "$0" ] && '
          '{ [ ! -d "$0/docs/instructor" ] || mount -t tmpfs -o ro,size=4k none '
          '"$0/docs/instructor"; } && exec "$@"')
 
@@ -113,24 +124,27 @@ _SEAL = ('mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && '
 @functools.lru_cache(maxsize=1)
 def isolation() -> tuple[str, ...]:
     """The command prefix that isolates the child, best first: its own network namespace (no
-    network), mount namespace (the course tree read-only, the instructor's folder an empty,
-    read-only tmpfs) and PID namespace (its own ``/proc``: no other process, the judge's
-    included, can be seen or reached; when the child's first process dies, every process it
-    left dies with it); else the network and mount namespaces; else the network namespace
-    alone; else nothing (the book says what is then not enforced). Probed once per process."""
+    network), mount namespace (every file system read-only but the child's work folder and
+    /dev, /proc, /sys; the instructor's folder an empty, read-only tmpfs) and PID namespace
+    (its own ``/proc``: no other process, the judge's included, can be seen or reached; when
+    the child's first process dies, every process it left dies with it); else the network and
+    mount namespaces; else the network namespace alone; else nothing (the book says what is
+    then not enforced). Probed once per process, from an empty folder of its own."""
     unshare = shutil.which("unshare")
     if not unshare:
         return ()
     seal = ("sh", "-c", _SEAL, str(ROOT))
     tries = [(unshare, "--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc",
               *seal), (unshare, "--net", "--mount", *seal), (unshare, "--net")]
-    for prefix in tries:
-        try:
-            ok = subprocess.run([*prefix, "true"], capture_output=True, timeout=20)
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if ok.returncode == 0:
-            return prefix
+    with tempfile.TemporaryDirectory() as here:  # the seal keeps the working folder writable
+        for prefix in tries:
+            try:
+                ok = subprocess.run([*prefix, "true"], capture_output=True, timeout=20,
+                                    cwd=here)
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if ok.returncode == 0:
+                return prefix
     return ()
 
 

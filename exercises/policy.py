@@ -62,6 +62,22 @@ f-string's fields are parsed as code and checked like any other). The other ways
 string into an attribute path (``getattr``, ``operator.attrgetter``, ``string.Formatter``,
 ``%`` with ``__dict__``) are already out: their names or modules are not allowed."""
 
+SYNTAX = frozenset("""
+    Module Expr Assign AugAssign AnnAssign Pass Break Continue Return Delete Raise Assert
+    If While For With withitem Try ExceptHandler FunctionDef ClassDef Lambda arguments arg
+    keyword Import ImportFrom alias Global Nonlocal Yield YieldFrom
+    BoolOp And Or BinOp Add Sub Mult Div FloorDiv Mod Pow LShift RShift BitOr BitXor BitAnd
+    MatMult UnaryOp Invert Not UAdd USub Compare Eq NotEq Lt LtE Gt GtE Is IsNot In NotIn
+    Call IfExp NamedExpr Attribute Subscript Slice Starred Name Load Store Del Constant
+    JoinedStr FormattedValue List Tuple Set Dict ListComp SetComp DictComp GeneratorExp
+    comprehension
+""".split())
+"""The syntax a file may be written in: names of :mod:`ast` node classes. The static check
+knows where each of these binds or reads a name; anything else (``match`` and its patterns,
+whose ``case C(__globals__=g)`` reads an attribute written as a bare word; ``async``; the
+3.12 ``type`` statement and type parameters; whatever a later Python adds) is refused rather
+than passed unread."""
+
 VALUES = frozenset({"Lock", "RLock", "monotonic", "deque", "DEFAULT_CAPACITY",
                     "check_capacity", "check_r", "check_priority", "annotations"})
 """Imported names a file may use as values (store, pass, return): functions and immutable

@@ -18,7 +18,10 @@ returns one line per violation, ``FILE:LINE: what``. The rules, from
   :data:`~exercises.policy.REFUSED_ATTRIBUTES`);
 * no attribute of an imported module or name is assigned or deleted (``deque.append = ...``);
 * the exercise's own ``forbidden`` names (ex2: ``Condition``), as a name or an attribute;
-* the object the exercise asks for is defined at the top level.
+* the object the exercise asks for is defined at the top level;
+* syntax: only the kinds of statement and expression of :data:`~exercises.policy.SYNTAX`
+  (no ``match``, whose class patterns read attributes written as bare words; no ``async``; no
+  type parameters), so that no construct a later Python adds is passed unread.
 
 What it cannot see is said in the book's autograder page: code that is allowed can still be
 slow, wrong, or try to tell a grading run from another (it has no clock but ``time.monotonic``
@@ -38,6 +41,7 @@ from exercises.policy import (
     DUNDERS,
     FRAME_ATTRIBUTES,
     REFUSED_ATTRIBUTES,
+    SYNTAX,
     VALUES,
     Exercise,
 )
@@ -50,6 +54,10 @@ class SourceError(ValueError):
     exercise asks for. One line (bad input, exit status 2), not a FAIL."""
 
 _BUILTIN_NAMES = frozenset(dir(builtins)) | {"__builtins__"}
+_SYNTAX_NAMES = {"Match": "'match'", "AsyncFunctionDef": "'async def'", "Await": "'await'",
+                 "AsyncFor": "'async for'", "AsyncWith": "'async with'", "TryStar": "'except*'",
+                 "TypeAlias": "the 'type' statement", "TypeVar": "a type parameter",
+                 "ParamSpec": "a type parameter", "TypeVarTuple": "a type parameter"}
 
 
 def _is_dunder(name: str) -> bool:
@@ -68,6 +76,14 @@ class _Checker(ast.NodeVisitor):
 
     def bad(self, node: ast.AST, what: str) -> None:
         self.problems.append(f"{self.file}:{getattr(node, 'lineno', 0)}: {what}")
+
+    def visit(self, node: ast.AST) -> None:
+        kind = type(node).__name__
+        if kind not in SYNTAX:  # nothing under it is read: refused whole
+            self.bad(node, f"{_SYNTAX_NAMES.get(kind, kind)} is not allowed in {self.ex.key} "
+                           "(the grader reads only plain statements and expressions)")
+            return
+        super().visit(node)
 
     # -- identifiers ------------------------------------------------------------------------
     def ident(self, node: ast.AST, name: str, kind: str) -> None:
@@ -195,12 +211,11 @@ class _Checker(ast.NodeVisitor):
     # -- definitions ------------------------------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         self.ident(node, node.name, "name")
-        for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs,
-                    *filter(None, [node.args.vararg, node.args.kwarg])]:
-            self.ident(arg, arg.arg, "name")
         self.generic_visit(node)
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    def visit_arg(self, node: ast.arg) -> None:  # a def's or a lambda's parameter
+        self.ident(node, node.arg, "name")
+        self.generic_visit(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.ident(node, node.name, "name")
@@ -283,10 +298,15 @@ def check_source(path: Path, exercise: Exercise, shown_as: str | None = None) ->
         raise SourceError(f"{shown}:{exc.lineno or 0}: SyntaxError: {exc.msg}") from None
     except ValueError as exc:  # e.g. a NUL byte
         raise SourceError(f"{shown}: cannot be parsed ({exc})") from None
+    except (RecursionError, MemoryError):
+        raise SourceError(f"{shown}: nested too deeply to be parsed") from None
     checker = _Checker(exercise, shown)
     checker.parents = {child: parent for parent in ast.walk(tree)
                        for child in ast.iter_child_nodes(parent)}
-    checker.visit(tree)
+    try:
+        checker.visit(tree)
+    except RecursionError:  # the walk is recursive; so is compiling, in the child
+        raise SourceError(f"{shown}: nested too deeply to be checked") from None
     defined = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     if exercise.obj not in defined:
         raise SourceError(f"{shown}: no class {exercise.obj} at the top level (the exercise "

@@ -7,6 +7,7 @@ import gc
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +92,41 @@ def start_thread(target, *args) -> threading.Thread:
     t = threading.Thread(target=target, args=args, daemon=True)
     t.start()
     return t
+
+
+@contextmanager
+def restless_conditions(files: set[str], period: float = 0.005):
+    """Spurious wake-ups, which Mesa semantics allow: inside the block, every
+    :class:`threading.Condition` made by code of ``files`` (however the file names the class, a
+    subclass of its own included) is notified (``notify_all``) every ``period`` seconds, so a
+    waiter that does not re-check its predicate in a loop goes on too early. Conditions the
+    standard library makes for itself (a :class:`threading.Barrier`'s) are left alone. One
+    block at a time per process (it replaces ``Condition.__init__``)."""
+    made, stop = [], threading.Event()
+    plain_init = threading.Condition.__init__
+
+    def recording_init(self, *args, **kwargs):
+        plain_init(self, *args, **kwargs)
+        if sys._getframe(1).f_code.co_filename in files:
+            made.append(self)
+
+    def shake() -> None:
+        while not stop.wait(period):
+            for c in list(made):
+                if c.acquire(timeout=0.05):
+                    try:
+                        c.notify_all()
+                    finally:
+                        c.release()
+
+    threading.Condition.__init__ = recording_init  # type: ignore[method-assign]
+    shaker = start_thread(shake)
+    try:
+        yield made
+    finally:
+        threading.Condition.__init__ = plain_init  # type: ignore[method-assign]
+        stop.set()
+        join_all([shaker], timeout=10)
 
 
 def join_all(threads, timeout: float) -> None:

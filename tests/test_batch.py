@@ -328,6 +328,7 @@ def test_a_submission_in_a_folder_is_found_and_two_copies_are_refused(tmp_path):
     ("unknown-exercise", "unknown exercise 'ex9'; choose from ex1, ex2, ex3, ex4"),
     ("no-students", "holds no student folder"),
     ("out-unwritable", "--out: cannot make"),
+    ("student-named-grades.csv", "a student folder is named 'grades.csv'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, fake, capsys, case, message):
     subs = make_class(tmp_path, {"s": {F1: "ok"}})
@@ -349,6 +350,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, fake, capsys, case, message)
     elif case == "out-unwritable":
         (tmp_path / "a-file").write_text("x")
         out = tmp_path / "a-file" / "out"
+    elif case == "student-named-grades.csv":  # graded, then its folder met the CSV: traceback
+        (subs / "grades.csv").mkdir()
+        (subs / "grades.csv" / F1).write_text("ok")
     assert batch.main(exercises, subs, out, jobs, False, grader=fake) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err

@@ -85,6 +85,18 @@ def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path):
     assert rc == 2 and message in out and out.strip().count("\n") == 0, out
 
 
+@pytest.mark.parametrize("where, message", [("folder", "is a folder"),
+                                            ("under-a-file", "cannot make the folder")])
+def test_a_json_path_that_cannot_be_written_is_refused_before_grading(tmp_path, where, message):
+    """Found after the whole grading (a traceback, exit 1, no results) before; now one line,
+    exit 2, and nothing graded."""
+    (tmp_path / "a-file").write_text("x")
+    path = tmp_path if where == "folder" else tmp_path / "a-file" / "results.json"
+    rc, out = grade(STARTERS, "ex4", "--json", str(path))
+    assert rc == 2 and "--json: " in out and message in out, out
+    assert out.strip().count("\n") == 0 and "Traceback" not in out, out
+
+
 def test_a_python_without_the_install_is_one_line_and_exit_2(tmp_path):
     """Grading with a Python where the README's install was not done (here cereggii, which the
     judge reaches through frontier/, blocked by a sitecustomize on PYTHONPATH): one line naming
@@ -216,6 +228,60 @@ def test_a_wrong_solution_is_graded_fail_by_the_check_meant_for_it(which, tmp_pa
     failed = [line for line in out.splitlines()
               if line.lstrip().startswith(("FAILED", "HUNG")) and any(c in line for c in checks)]
     assert failed, f"{checks} did not fail:\n{out[-4000:]}"
+
+
+# -- ex4 with a barrier of the student's own: the Condition it waits on, or a spin -------------
+
+GATE = """
+
+class _Gate:
+    \"\"\"A barrier of one's own: the p-th arrival opens the generation the others wait for.\"\"\"
+
+    def __init__(self, p: int) -> None:
+        self._p, self._count, self._generation = p, 0, 0
+        self._all_here = threading.Condition()
+
+    def wait(self) -> None:
+        with self._all_here:
+            generation = self._generation
+            self._count += 1
+            if self._count == self._p:
+                self._count, self._generation = 0, generation + 1
+                self._all_here.notify_all()
+            while self._generation == generation:
+                self._all_here.wait()
+"""
+WAIT = ("            while self._generation == generation:\n"
+        "                self._all_here.wait()\n")
+GATES = {
+    # name: (the wait of the gate, the check that must fail on it; None: a correct barrier)
+    "while-loop": (WAIT, None),
+    "if-instead-of-while": (WAIT.replace("while", "if"),
+                            "test_supersteps_survive_spurious_wake_ups"),
+    "spins": ("        while self._generation == generation:\n            pass\n",
+              "test_workers_waiting_at_the_barrier_use_no_processor"),
+}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("which", sorted(GATES))
+def test_ex4_with_a_barrier_of_its_own_is_graded_by_how_it_waits(which, tmp_path):
+    """The reference with both barriers replaced by a home-made one: waiting in a ``while``
+    loop on a Condition passes every check; ``if`` instead of ``while`` fails under spurious
+    wake-ups; a spin (no wait at all) fails on the processor time its waiters use."""
+    reference = (SOLUTIONS / "ex4_bsp_exchange.py").read_text()
+    wait, caught_by = GATES[which]
+    gate = GATE.replace(WAIT, wait)
+    assert reference.count("threading.Barrier(p)") == 2 and (gate != GATE) == bool(caught_by)
+    source = reference.replace("threading.Barrier(p)", "_Gate(p)").replace(
+        "\n\nclass Exchange:", gate + "\n\nclass Exchange:")
+    (tmp_path / "ex4_bsp_exchange.py").write_text(source)
+    rc, out = grade(tmp_path, "ex4", "-v")
+    if caught_by is None:
+        assert rc == 0 and re.search(r"^ex4 .* PASS", out, re.M), out[-3000:]
+    else:
+        assert rc == 1 and re.search(r"^ex4 .* FAIL", out, re.M), out[-3000:]
+        assert re.search(r"^\s+FAILED\s+\S*" + caught_by, out, re.M), out[-3000:]
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ verifier finds each broken property in a log made to break it, and nothing in a 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,18 @@ REFUSED = {
     # a private attribute of a shared class, reached through its module
     "x = threading.Condition._is_owned": "'_is_owned': a private attribute",
     "import typing\nx = typing.Optional._getitem": "'_getitem': a private attribute",
+    # syntax the check does not read: a class pattern names an attribute as a bare word (the
+    # fourth reading: `case object(__globals__=g)` reached the grader's channel, graded PASS)
+    "match threading.Condition.wait:\n    case object(__globals__=g):\n        pass":
+        "'match' is not allowed",
+    "match 1:\n    case eval:\n        pass": "'match' is not allowed",
+    "async def f():\n    pass": "'async def' is not allowed",
+    "f = lambda __globals__: 1": "'__globals__'",
+    "f = lambda eval=1: eval": "name 'eval'",
 }
+if sys.version_info >= (3, 12):  # syntax a 3.11 parser refuses by itself
+    REFUSED.update({"type X = int": "the 'type' statement is not allowed",
+                    "def f[T](x: T) -> T:\n    return x": "a type parameter is not allowed"})
 
 
 @pytest.mark.parametrize("snippet", sorted(REFUSED))
@@ -142,6 +154,7 @@ def test_the_starters_and_solutions_keep_their_rules(exercise):
     ("\nclass BoundedFifo(:\n", "ex1_bounded_fifo.py:2: SyntaxError"),
     ("class Other:\n    pass\n", "no class BoundedFifo"),
     ("x = '\0'\n", "null bytes|cannot be parsed"),
+    ("x = 0" + " + 1" * 1000 + "\n", "nested too deeply"),  # compiles; the walk recursed out
 ])
 def test_a_file_that_cannot_be_graded_is_a_source_error(tmp_path, text, message):
     path = tmp_path / "ex1_bounded_fifo.py"
@@ -326,27 +339,39 @@ def test_a_check_stopped_by_its_time_limit_reads_as_hung():
 
 def test_the_child_cannot_write_the_course_see_the_solutions_or_reach_the_network(tmp_path):
     """Where the machine allows namespaces (CI's does): in the graded child the course tree is
-    read-only, the instructor's folder is empty, and there is no network, not even loopback."""
+    read-only, and so is every other folder but its own work folder (the interpreter's, where a
+    ``.pth`` file would run in the next grading; a folder beside the work folder, as other
+    students' results are in a class's grading); the instructor's folder is empty, and there
+    is no network, not even loopback."""
     from exercises.judge import isolation, run_child
 
     if "--pid" not in isolation():
         pytest.skip("this machine allows no PID and mount namespaces (unshare --pid --mount): "
                     "the book says what is then not enforced")
     solutions = ROOT / "docs" / "instructor" / "solutions"
-    probe = tmp_path / "test_probe.py"
+    work = tmp_path / "work"
+    work.mkdir()
+    beside, prefix = tmp_path / "zz_beside", Path(sys.prefix) / "zz_probe"
+    probe = work / "test_probe.py"
     probe.write_text(
         "import os\nimport socket\n\n"
         f"def test_write():\n    open({str(ROOT / 'zz_probe')!r}, 'w')\n\n"
+        f"def test_beside():\n    open({str(beside)!r}, 'w')\n\n"
+        f"def test_prefix():\n    open({str(prefix)!r}, 'w')\n\n"
+        "def test_own():\n    open('zz_own', 'w').write('x')\n\n"
         f"def test_solutions():\n    assert os.listdir({str(solutions)!r})\n\n"
         f"def test_judge():\n    open('/proc/{os.getpid()}/root{solutions}/"
         "ex1_bounded_fifo.py')\n\n"
         "def test_network():\n    socket.create_connection(('127.0.0.1', 9), timeout=2)\n")
-    run = run_child([str(probe)], EXERCISES["ex4"], tmp_path, seconds=120, patience=120)
+    run = run_child([str(probe)], EXERCISES["ex4"], work, seconds=120, patience=120)
     got = {e["id"].split("::")[-1]: e for e in run.events if e["event"] == "result"}
-    assert set(got) == {"test_write", "test_solutions", "test_network", "test_judge"}, \
-        run.output[-2000:]
+    assert set(got) == {"test_write", "test_beside", "test_prefix", "test_own",
+                        "test_solutions", "test_network", "test_judge"}, run.output[-2000:]
     assert got["test_judge"]["outcome"] == "failed"  # the judge's /proc is not there
-    assert "Read-only file system" in got["test_write"]["message"]
+    for where in ("test_write", "test_beside", "test_prefix"):
+        assert "Read-only file system" in got[where]["message"], (where, got[where])
+    assert got["test_own"]["outcome"] == "passed", got["test_own"]
+    assert not beside.exists() and not prefix.exists()
     assert got["test_solutions"]["outcome"] == "failed"  # nothing there to list
     assert "unreachable" in got["test_network"]["message"].lower()
     assert not (ROOT / "zz_probe").exists()

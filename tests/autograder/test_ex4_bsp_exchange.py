@@ -1,18 +1,22 @@
 """Exercise 4: the BSP exchange. Random messages over many supersteps, workers delayed at random
 so that fast ones run ahead: every rank must get exactly what was sent to it in *that*
 superstep, by sender in rank order. A missing barrier shows up as mixed supersteps; a deadlock
-as threads still alive at the deadline (with their stacks)."""
+as threads still alive at the deadline (with their stacks); a barrier of the file's own that
+does not re-check its condition, under spurious wake-ups; one that spins, as processor time
+used by workers that only wait."""
 
 from __future__ import annotations
 
+import inspect
 import random
 import sys
+import threading
 import time
 
 import pytest
 
 from tests.conftest import load_exercise
-from tests.helpers import join_all, start_thread
+from tests.helpers import join_all, restless_conditions, start_thread
 
 
 @pytest.fixture
@@ -115,3 +119,71 @@ def test_every_message_arrives_in_its_superstep(Exchange, p):
         run(Exchange, p, steps=60, seed=p)
     finally:
         sys.setswitchinterval(old)
+
+
+@pytest.mark.timeout(90)
+def test_supersteps_survive_spurious_wake_ups(Exchange):
+    """Every ``threading.Condition`` the file makes is notified every millisecond (a spurious
+    wake-up, which Mesa semantics allow), while rank 0 reaches each exchange last: a waiter
+    that goes on without re-checking its condition in a ``while`` loop reads its messages
+    before everyone has sent them. (A :class:`threading.Barrier` is never shaken.)"""
+    p, steps = 3, 25
+    outboxes = plan(p, steps, seed=7)
+    got = [[None] * steps for _ in range(p)]
+    errors: list[BaseException] = []
+    computing = threading.Event()  # nobody sets it: rank 0 computes 3 ms before each exchange
+
+    def worker(rank):
+        try:
+            for step in range(steps):
+                if rank == 0:
+                    computing.wait(0.003)
+                got[rank][step] = ex.exchange(rank, outboxes[step][rank])
+        except Exception as exc:  # reported below, not lost in a thread
+            errors.append(exc)
+
+    with restless_conditions({inspect.getsourcefile(Exchange) or ""}, period=0.001):
+        ex = Exchange(p)
+        join_all([start_thread(worker, r) for r in range(p)], timeout=60)
+    assert not errors, f"a worker raised {errors[0]!r} under spurious wake-ups"
+    for rank in range(p):
+        for step in range(steps):
+            want = expected(outboxes, step, rank)
+            assert got[rank][step] == want, (
+                f"under spurious wake-ups, rank {rank}, superstep {step}: got "
+                f"{got[rank][step]!r}, expected {want!r} (a woken waiter must re-check its "
+                "condition: wait in a while loop)")
+
+
+def test_workers_waiting_at_the_barrier_use_no_processor(Exchange):
+    """Ranks 1 and 2 exchange while rank 0 is still computing: for the second they wait,
+    they use (almost) no processor time, measured on their own threads' CPU clocks (a
+    spinning barrier takes a core from the worker everyone waits for). A generous bound:
+    a tenth of the wall time, in all, where a spinning wait uses most of it."""
+    ex = Exchange(3)
+    release, calling = threading.Event(), [threading.Event() for _ in range(3)]
+    got = {}
+
+    def worker(rank):
+        if rank == 0:
+            release.wait(30)
+        calling[rank].set()
+        got[rank] = ex.exchange(rank, {(rank + 1) % 3: [rank]})
+
+    threads = [start_thread(worker, r) for r in range(3)]
+    try:
+        for rank in (1, 2):
+            assert calling[rank].wait(10), f"rank {rank} never reached exchange()"
+        clocks = [time.pthread_getcpuclockid(threads[r].ident) for r in (1, 2)]
+        cpu0, wall0 = sum(time.clock_gettime(c) for c in clocks), time.monotonic()
+        release.wait(1.0)  # the window measured (nobody sets it yet)
+        cpu = sum(time.clock_gettime(c) for c in clocks) - cpu0
+        wall = time.monotonic() - wall0
+    finally:
+        release.set()
+        join_all(threads, timeout=20)
+    assert got == {0: [2], 1: [0], 2: [1]}, got
+    assert cpu < 0.1 * wall, (
+        f"two workers waiting at the barrier used {cpu:.2f} s of processor in {wall:.2f} s: "
+        "they spin (busy-wait) instead of blocking; wait on a Barrier, a Condition or a "
+        "Semaphore")

@@ -19,7 +19,6 @@ from __future__ import annotations
 import inspect
 import json
 import os
-import threading
 
 import pytest
 
@@ -172,40 +171,16 @@ def test_timeouts_are_kept(graded, timeout):
 
 
 @pytest.mark.parametrize("op", ["get", "put"])
-def test_timeouts_are_kept_across_spurious_wake_ups(graded, op, monkeypatch):
+def test_timeouts_are_kept_across_spurious_wake_ups(graded, op):
     """With every ``threading.Condition`` of the graded file woken every 5 ms (spurious
     wake-ups, which Mesa semantics allow: a woken waiter re-checks its predicate),
     ``get(timeout=0.2)`` on an empty frontier still raises Empty, and ``put(timeout=0.2)`` on a
     full one Full: the deadline is computed once, not restarted at each wake-up."""
-    import sys
-
-    from tests.helpers import join_all, start_thread
+    from tests.helpers import join_all, restless_conditions, start_thread
 
     # However the file reaches Condition or its wait (a name of its own, the plain function
     # called on the object): every Condition its code makes is notified every 5 ms.
-    files, made, stop = graded_files(graded), [], threading.Event()
-    plain_init = threading.Condition.__init__
-
-    def recording_init(self, *args, **kwargs):
-        plain_init(self, *args, **kwargs)
-        if sys._getframe(1).f_code.co_filename in files:
-            made.append(self)
-
-    def shake() -> None:
-        while not stop.wait(0.005):
-            for c in list(made):
-                if c.acquire(timeout=0.05):
-                    try:
-                        c.notify_all()
-                    finally:
-                        c.release()
-
-    monkeypatch.setattr(threading.Condition, "__init__", recording_init)
-    f = frontier.create(graded, capacity=1)
-    if op == "put":
-        f.put("u")
     error, ended = (frontier.Empty if op == "get" else frontier.Full), []
-    shaker = start_thread(shake)
 
     def call() -> None:
         try:
@@ -213,12 +188,15 @@ def test_timeouts_are_kept_across_spurious_wake_ups(graded, op, monkeypatch):
         except Exception as e:  # noqa: BLE001 - which exception it was is the check
             ended.append(e)
 
-    t = start_thread(call)
-    t.join(10)  # a timeout restarted at every wake-up never ends: 10 s is fifty timeouts
-    kept = not t.is_alive()
-    stop.set()
+    with restless_conditions(graded_files(graded), period=0.005):
+        f = frontier.create(graded, capacity=1)
+        if op == "put":
+            f.put("u")
+        t = start_thread(call)
+        t.join(10)  # a timeout restarted at every wake-up never ends: 10 s is fifty timeouts
+        kept = not t.is_alive()
     f.close()  # frees a waiter that never timed out
-    join_all([t, shaker], timeout=10)
+    join_all([t], timeout=10)
     assert kept, (f"{op}(timeout=0.2) had not returned after 10 s of spurious wake-ups: the "
                   "timeout starts again at each wake-up (compute the deadline once)")
     assert ended and isinstance(ended[0], error), (
