@@ -8,6 +8,8 @@ Paths:
 * ``/to?URL``: a redirect to URL;
 * ``/robots.txt``: as ``robots`` says: ``"404"``, ``"500"``, ``"drip"`` (a byte every
   ``interval`` s), or ``"drip-once"`` (drips the first time, then ``Disallow: /no/``);
+* ``/cal/N``: a calendar without end whose every day is linked twice (``/cal/N`` links to
+  ``/cal/N+1`` and ``/cal/N+2``);
 * anything else: a small page linking to ``/drip``.
 
 The query is ignored (``/drip?1`` is ``/drip``, counted under ``/drip``).
@@ -68,6 +70,10 @@ class HostileServer:
                     self.send_header("Location", self.path.split("?", 1)[1])
                     self.send_header("Content-Length", "0")
                     self.end_headers()
+                elif path.startswith("/cal/") and path[5:].isdigit():
+                    day = int(path[5:])
+                    self._send(200, f'<html><body><a href="/cal/{day + 1}">next</a> '
+                                    f'<a href="/cal/{day + 2}">after</a></body></html>'.encode())
                 else:
                     self._send(200, b'<html><body><a href="/drip">slow</a></body></html>')
 

@@ -57,7 +57,7 @@ def test_politeness_given_is_the_delay_used(site, capsys):
 
 def test_a_sites_crawl_delay_holds_with_politeness_zero(tmp_path, capsys):
     """robots.txt's ``Crawl-delay`` was parsed and never applied; ``--politeness 0`` removes
-    our delay, not the one the site asked for (1 s: whole seconds are all robotparser reads)."""
+    our delay, not the one the site asked for (1 s)."""
     (tmp_path / "robots.txt").write_text("User-agent: *\nCrawl-delay: 1\n")
     (tmp_path / "index.html").write_text("<a href='p1.html'>next</a>")
     (tmp_path / "p1.html").write_text("the end")

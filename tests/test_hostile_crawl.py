@@ -86,6 +86,49 @@ def test_ctrl_c_cuts_the_fetches_in_flight_and_still_reports():
     assert report["fetches_cut"] == 2 and report["threads_unjoined"] == 0
 
 
+def test_a_url_whose_robots_txt_was_cut_by_the_end_of_the_crawl_is_not_a_page(tmp_path):
+    """robots.txt drips; the crawl's 1 s ends first. The URL waiting on it was neither fetched
+    nor refused: it is a fetch cut (not a page with error "robots"), and a resumed crawl asks
+    again instead of taking it as done (it was lost for good, found by an adversarial
+    reading)."""
+    state = tmp_path / "state"
+    with HostileServer(interval=0.2, robots="drip-once") as srv:
+        base = [*CRAWLAB, "crawl", "--threads", "2", "--politeness", "0", "--json",
+                "--seed-url", srv.url + "/x1", "--state", str(state)]
+        first = subprocess.run([*base, "--seconds", "1"], capture_output=True, timeout=60)
+        assert first.returncode == 0, first.stderr.decode()[-2000:]
+        report = json.loads(first.stdout)
+        assert report["pages_fetched"] == 0 and report["fetches_cut"] >= 1, report
+        assert "robots" not in report["errors"], report["errors"]
+        again = subprocess.run([*base, "--fetch-seconds", "1"], capture_output=True,
+                               timeout=60)  # /x1 links to /drip, which never ends
+        assert again.returncode == 0, again.stderr.decode()[-2000:]
+        assert srv.counts["/x1"] == 1  # asked again, allowed (Disallow: /no/), fetched
+
+
+@pytest.mark.parametrize("kind", ["crawl", "bsp"])
+def test_sigterm_stops_a_crawl_as_ctrl_c_does(kind, tmp_path):
+    """``kill PID``: the crawl stops as on Ctrl-C, with its report and ``summary.json``
+    written (SIGTERM ended both commands with nothing written, found by an adversarial
+    reading)."""
+    out_dir = tmp_path / "out"
+    with HostileServer(interval=0.2) as srv:
+        cmd = [*CRAWLAB, kind, "--politeness", "0", "--json", "--fetch-seconds", "600",
+               "--out", str(out_dir),
+               *(["--threads", "2"] if kind == "crawl" else ["--procs", "2", "--robots", "2"])]
+        for url in _drip_seeds(srv, 2):
+            cmd += ["--seed-url", url]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert srv.arrived("/drip", 2, timeout=60), "the crawl never started its fetches"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    assert b"Traceback" not in err
+    report = json.loads(out)
+    assert report["stopped_by"] == "interrupted" and report["fetches_cut"] == 2, report
+    assert (out_dir / "summary.json").exists()
+
+
 def test_bsp_time_slice_cuts_a_superstep_of_endless_fetches():
     with HostileServer(interval=0.2) as srv:
         cmd = [*CRAWLAB, "bsp", "--procs", "2", "--robots", "2", "--politeness", "0",
@@ -120,6 +163,34 @@ def test_bsp_ctrl_c_cuts_the_workers_fetches():
     report = json.loads(out)
     assert report["stopped_by"] == "interrupted" and report["fetches_cut"] == 2
     assert report["teardown_seconds"] < GRACE, report["teardown_seconds"]
+
+
+# -- the page budget of a site, with every frontier ------------------------------------------
+
+
+@pytest.mark.parametrize("cmd", [
+    ["crawl", "--threads", "2", "--frontier", "heap"],
+    ["crawl", "--threads", "2", "--frontier", "monitor"],
+    ["bsp", "--procs", "1", "--robots", "2"],  # its default frontier ranks by OPIC cash
+])
+def test_a_calendar_ends_at_the_sites_page_budget_whatever_the_frontier(cmd):
+    """A calendar whose every day is linked twice, ``--max-pages-per-site 10``: the server sees
+    at most the seed and 10 more days. With a priority frontier a day the budget had refused
+    came back on its second link (not fresh, never fetched, so its cash made it new) and the
+    crawl went on without end (15,000 days in 40 s, found by an adversarial reading); the
+    ``--seconds`` here only bounds a broken crawl."""
+    from tests.hostileserver import HostileServer
+
+    with HostileServer() as srv:
+        run = subprocess.run([*CRAWLAB, *cmd, "--seed-url", srv.url + "/cal/0",
+                              "--max-pages-per-site", "10", "--politeness", "0",
+                              "--seconds", "20", "--json"], capture_output=True, text=True,
+                             timeout=120)
+        days = sum(n for path, n in srv.counts.items() if path.startswith("/cal/"))
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = json.loads(run.stdout)
+    assert days <= 11 and report["pages_fetched"] <= 11, (days, report["pages_fetched"])
+    assert report["stopped_by"] == "exhausted" and report["limits"]["max_pages_per_site"] >= 1
 
 
 # -- a crawl of the trapped web ----------------------------------------------------------------

@@ -18,6 +18,11 @@ BASE = "http://example.com/dir/page.html"
 NORMALIZE_CASES = [
     # (url, base, expected)
     ("http://example.com/a", None, "http://example.com/a"),
+    # a fragment or a query alone keeps the base's path, an empty ";" parameter included
+    # (urljoin dropped it: a page's "#" link was another URL than the page)
+    ("#", "http://example.com/a;", "http://example.com/a;"),
+    ("?q=1", "http://example.com/a;", "http://example.com/a;?q=1"),
+    ("", "http://example.com/;", "http://example.com/;"),
     ("HTTP://Example.COM/a", None, "http://example.com/a"),
     ("http://example.com", None, "http://example.com/"),
     ("http://example.com:80/a", None, "http://example.com/a"),
@@ -159,6 +164,61 @@ def test_robots_unreachable_disallows_and_404_allows():
     assert not RobotsCache(Fixed(None)).allowed("http://a.test/x")
     assert not RobotsCache(Fixed(503)).allowed("http://a.test/x")
     assert RobotsCache(Fixed(404)).allowed("http://a.test/x")
+
+
+class _Robots:
+    """A fetcher that answers robots.txt with ``text`` (status 200)."""
+
+    def __init__(self, text: str, status: int | None = 200):
+        self.text, self.status = text, status
+
+    def fetch_text(self, url):
+        return self.status, self.text
+
+
+# (robots.txt, path, allowed?): RFC 9309 as a crawler with user agent "crawlab" reads it;
+# urllib.robotparser got each of these wrong (found by an adversarial reading)
+RFC_9309 = [
+    ("User-agent: *\nAllow: /\nDisallow: /private/\n", "/private/a", False),  # longest wins
+    ("User-agent: *\nDisallow: /private/\nAllow: /private/open\n", "/private/open", True),
+    ("User-agent: *\nDisallow: /*.secret\n", "/a/b.secret", False),  # * is a wildcard
+    ("User-agent: *\nDisallow: /priv*\n", "/private/x", False),
+    ("User-agent: *\nDisallow: /*.pdf$\n", "/a.pdf?x", True),  # $ ends the path
+    ("\ufeffUser-agent: *\nDisallow: /private/\n", "/private/a", False),  # a BOM
+    ("User-agent: crawl\nAllow: /\n\nUser-agent: crawlab\nDisallow: /\n", "/a", False),
+    ("User-agent: lab\nDisallow: /\n", "/a", True),  # a group names its agent, not a part
+    ("User-agent: crawlab\nAllow: /x\n\nUser-agent: crawlab\nDisallow: /private/\n",
+     "/private/a", False),  # the groups of one agent are merged
+    ("User-agent: *\rDisallow: /private/\r", "/private/a", False),  # CR alone ends a line
+    ("User-agent: *\nDisallow: /caf\u00e9/\n", "/caf%C3%A9/x", False),  # UTF-8, encoded
+    # lines urllib.robotparser raised on, ending the whole crawl: ignored, the rest obeyed
+    ("User-agent: *\nDisallow: //[\nDisallow: /private/\n", "/private/a", False),
+    ("User-agent: *\nDisallow: //[\n", "/a", True),
+    ("User-agent: *\nCrawl-delay: \u00b2\nRequest-rate: \u00b2/5\n", "/a", True),
+    ("User-agent: *\nCrawl-delay: " + "9" * 5000 + "\n", "/a", True),  # unreadable: ignored
+    ("User-agent: *\nCrawl-delay: 100000\n", "/a", False),  # longer than max_crawl_delay
+    ("User-agent: *\nCrawl-delay: 0.5\n", "/a", True),
+]
+
+
+@pytest.mark.parametrize("text, path, allowed", RFC_9309)
+def test_robots_txt_is_read_as_rfc_9309_says(text, path, allowed):
+    robots = RobotsCache(_Robots(text))
+    assert robots.allowed("http://a.test" + path) is allowed
+
+
+def test_a_robots_txt_the_parser_gives_up_on_disallows_its_site_and_is_counted(monkeypatch):
+    import crawlers.page.robots as robots_module
+
+    def refuse(text):
+        raise ValueError("the parser gave up")
+
+    monkeypatch.setattr(robots_module.Protego, "parse", staticmethod(refuse))
+    policy = Policy()
+    robots = RobotsCache(_Robots("User-agent: *\nAllow: /\n"), policy=policy)
+    assert not robots.allowed("http://a.test/x")
+    assert robots.allowed("http://a.test/y") is False  # cached: asked once
+    assert policy.counters.get("robots_unparsable") == 1
 
 
 def test_robots_crawl_delay(small_web):

@@ -225,8 +225,8 @@ def _process_worker(setup: Setup, rank: int, timeout: float, conn: Any) -> None:
 
 @contextlib.contextmanager
 def _first_interrupt_stops(request_stop: Callable[[], None]) -> Iterator[None]:
-    """Inside: the first Ctrl-C (SIGINT) calls ``request_stop`` -- the workers finish their
-    superstep, report its pages and stop -- and a second one raises KeyboardInterrupt.
+    """Inside: the first Ctrl-C (SIGINT) or SIGTERM calls ``request_stop`` -- the workers finish
+    their superstep, report its pages and stop -- and a second one raises KeyboardInterrupt.
     Outside the main thread (where signals cannot be handled) this does nothing."""
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGINT) is signal.SIG_IGN):  # e.g. a background job
@@ -241,10 +241,12 @@ def _first_interrupt_stops(request_stop: Callable[[], None]) -> Iterator[None]:
         request_stop()
 
     previous = signal.signal(signal.SIGINT, on_sigint)
+    previous_term = signal.signal(signal.SIGTERM, on_sigint)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGTERM, previous_term)
 
 
 def _base_report(c: BspConfig) -> BspReport:

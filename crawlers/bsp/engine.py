@@ -255,6 +255,7 @@ class Worker:
         self.alive: list[int] = list(range(self.size))
         self.visited = VisitedSet()
         self.fetched: set[str] = set()  # URLs taken out of the frontier (fetch at most once)
+        self.refused: set[str] = set()  # URLs the site's budget refused (never queued)
         self.spill: deque[tuple[str, float]] = deque()
         own = [u for u in settings.seeds if ownership.owner(u) == self.rank]
         self.ledger = OpicLedger(own, len(settings.seeds)) if self.priority else None
@@ -308,6 +309,9 @@ class Worker:
             value = self.ledger.receive(url, cash)
             fresh = self.visited.claim(url)
             if fresh and self.rules is not None and not self.rules.claim_site(url):
+                self.refused.add(url)  # for good: a later link must not queue it
+                return
+            if url in self.refused:
                 return
             if (fresh or url not in self.fetched) and self.ledger.refresh(url, value):
                 batch.append((url, value))

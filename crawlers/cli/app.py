@@ -22,9 +22,12 @@ one line ``crawlab: error: ...`` to standard error and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 
 from crawlers.args import EXIT_USAGE, OneLineParser
 from crawlers.cli import (
@@ -74,6 +77,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextlib.contextmanager
+def _terminate_is_interrupt() -> Iterator[None]:
+    """Inside: SIGTERM (``kill``, ``timeout``, the end of a batch job) stops a command as Ctrl-C
+    does, so a crawl still writes its report, summary and journal (it ended with nothing
+    written before). Only in the main thread, and only where SIGTERM had its default action
+    (``crawlab serve`` and the BSP coordinator set their own); put back on the way out."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``crawlab`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     import frontier
@@ -88,7 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         install_source_check()  # a student's FILE.py:CLASS is checked before it is imported
         resolve_frontier_argument(args)
-        return int(args.run(args) or 0)
+        with _terminate_is_interrupt():
+            return int(args.run(args) or 0)
     except KeyboardInterrupt:
         print(f"crawlab {args.command}: interrupted", file=sys.stderr)
         return 130
@@ -96,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that the interpreter's last flush is quiet
         return 141  # as a shell reports a process ended by SIGPIPE
+    except OSError as exc:  # a file it was told to write is a folder, the disk is full ...
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"crawlab {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:
         # the student's frontier failed (a ValueError of theirs too): say where, in one line
         where = None if isinstance(exc, LabError) else frontier.userclass.blame(exc)

@@ -332,6 +332,10 @@ class Crawler:
 
     def _process(self, i: int, url: str) -> None:
         if self.robots_allowed is not None and not self.robots_allowed(url):
+            if self._stop.is_set():  # robots.txt cut by the end of the crawl: no answer yet,
+                with self._work_lock:  # so not a page (a resumed crawl asks again)
+                    self._cut += 1
+                return
             result = FetchResult(url=url, final_url=url, error=faults.ROBOTS)
         else:
             tl = self.thread_timeline
@@ -382,6 +386,7 @@ class Crawler:
             for u, c in zip(links, cash):
                 fresh = self.visited.claim(u)
                 if fresh and self.rules is not None and not self.rules.claim_site(u):
+                    self._fetch_once.claim(u)  # refused for good: never queued on a later link
                     continue
                 if (fresh or u not in self._fetch_once) and self.opic.refresh(u, c):
                     new.append((u, c))

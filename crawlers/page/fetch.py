@@ -431,7 +431,9 @@ class HttpFetcher:
         (else nothing arrived), redirects followed (at most ``max_redirects``, no gate: the
         rules are being fetched), and only the first ``robots_max_bytes`` read, cut at the
         last whole line (RFC 9309 2.5: a crawler must parse at least 500 KiB, and may ignore
-        the rest), counted as ``robots_max_bytes``.
+        the rest), counted as ``robots_max_bytes``. A line may end in LF, CR LF or CR alone
+        (RFC 9309 2.2). The text is read as UTF-8 whatever the server declares (RFC 9309 2.3:
+        the file is UTF-8; a ``text/plain`` with no charset would otherwise be Latin-1).
         """
         result = FetchResult(url=url, final_url=url)
         response = None
@@ -448,12 +450,8 @@ class HttpFetcher:
                 return None, ""
             if result.size > limit:
                 self.counters.add("robots_max_bytes")
-                body = body[: body.rfind(b"\n") + 1]
-            try:
-                text = body.decode(response.encoding or "utf-8", "replace")
-            except LookupError:  # a charset nobody knows
-                text = body.decode("utf-8", "replace")
-            return response.status_code, text
+                body = body[: max(body.rfind(b"\n"), body.rfind(b"\r")) + 1]
+            return response.status_code, body.decode("utf-8", "replace")
         except Exception:  # requests' errors, and anything the web makes a library raise
             return None, ""
         finally:

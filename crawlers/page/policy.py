@@ -146,9 +146,11 @@ EVENTS: dict[str, str] = {
     "redirect_loop": "redirect chains that came back to a URL they had passed",
     "retry_after": "429/503 answers whose Retry-After held the site back",
     "retries": "fetches tried again after a 429/503 answer",
+    "robots_unparsable": "robots.txt files the parser gave up on: the site is disallowed",
     "parse_failed": "pages that could not be parsed (counted and skipped)",
-    "parse_truncated": "pages nested deeper than the parser goes (2048 elements with lxml): "
-                       "the links before that point kept, the ones after lost",
+    "parse_truncated": "pages nested deeper than the parser goes (2048 elements with lxml), "
+                       "or with a tag of more than 1,000 attributes (lxml's cost grows with "
+                       "their square): the links before that point kept, the ones after lost",
 }
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from urllib.robotparser import RobotFileParser
+
+from protego import Protego
 
 from crawlers.page.clock import Clock, RealClock
 from crawlers.page.fetch import Fetcher
@@ -19,12 +20,34 @@ from crawlers.page.urls import origin_of, site_of
 __all__ = ["Politeness", "RobotsCache"]
 
 
+class _Rules:
+    """One site's robots.txt: everything allowed (``rules is None and allow``), nothing
+    allowed, or the rules as :mod:`protego` parses them (RFC 9309: the most specific, that is
+    longest, matching rule wins, ``*`` and ``$`` are wildcards, the groups naming one user
+    agent are merged, a group applies only to the agent it names, lines it cannot read are
+    ignored). Immutable once made, hence thread-safe; ``can_fetch`` is O(rules)."""
+
+    __slots__ = ("rules", "allow")
+
+    def __init__(self, allow: bool, rules: Protego | None = None) -> None:
+        self.rules, self.allow = rules, allow
+
+    def can_fetch(self, url: str, agent: str) -> bool:
+        return self.allow if self.rules is None else self.rules.can_fetch(url, agent)
+
+    def crawl_delay(self, agent: str) -> float | None:
+        return None if self.rules is None else self.rules.crawl_delay(agent)
+
+
+_DISALLOW_ALL = _Rules(allow=False)
+
+
 class _RobotsEntry:
     __slots__ = ("ready", "parser", "expires")
 
     def __init__(self) -> None:
         self.ready = threading.Event()  # set once ``parser`` and ``expires`` are final
-        self.parser: RobotFileParser | None = None
+        self.parser: _Rules | None = None
         self.expires: float | None = None  # when to ask again (unreachable robots.txt only)
 
 
@@ -36,7 +59,10 @@ class RobotsCache:
     one. What each answer means (RFC 9309, section 2.3.1):
 
     * 2xx: the rules are parsed (the fetcher reads at most ``policy.robots_max_bytes`` of them,
-      at least the 500 KiB the RFC asks for, so a huge file whose rules come first works);
+      at least the 500 KiB the RFC asks for, so a huge file whose rules come first works;
+      a byte-order mark is skipped); a file the parser gives up on (it has not happened with
+      :mod:`protego`, which ignores the lines it cannot read, but the web is the web) leaves
+      the site disallowed, counted as ``robots_unparsable``, and never ends the crawl;
     * 4xx: there are no rules, everything is allowed;
     * 5xx, no answer, or no answer within ``policy.robots_fetch_seconds`` (a robots.txt that
       drips one byte a second): the site is *unreachable* and everything is disallowed, for
@@ -57,7 +83,7 @@ class RobotsCache:
         self._lock = threading.Lock()  # protects _entries (the dict, not the parsers)
         self._entries: dict[str, _RobotsEntry] = {}
 
-    def _parser(self, url: str) -> RobotFileParser:
+    def _parser(self, url: str) -> _Rules:
         site = site_of(url)
         with self._lock:
             entry = self._entries.get(site)
@@ -73,33 +99,33 @@ class RobotsCache:
                 entry.parser = self._load(origin_of(url) + "/robots.txt", entry)
             finally:
                 if entry.parser is None:  # _load raised: be conservative
-                    entry.parser = RobotFileParser()
-                    entry.parser.disallow_all = True
+                    entry.parser = _DISALLOW_ALL
                 entry.ready.set()
         else:
             entry.ready.wait()
         assert entry.parser is not None
         return entry.parser
 
-    def _load(self, robots_url: str, entry: _RobotsEntry) -> RobotFileParser:
-        parser = RobotFileParser(robots_url)
+    def _load(self, robots_url: str, entry: _RobotsEntry) -> _Rules:
         status, text = self.fetcher.fetch_text(robots_url)
         if status is None or status >= 500:
-            parser.disallow_all = True
             entry.expires = self.clock.now() + self.policy.robots_unreachable_seconds
             self.policy.counters.add("robots_unreachable_seconds")
-        elif status >= 400:
-            parser.allow_all = True
-        else:
-            parser.parse(text.splitlines())
-        return parser
+            return _DISALLOW_ALL
+        if status >= 400:
+            return _Rules(allow=True)
+        try:
+            return _Rules(allow=False, rules=Protego.parse(text.removeprefix("\ufeff")))
+        except Exception:  # noqa: BLE001 - whatever a file makes the parser raise
+            self.policy.counters.add("robots_unparsable")
+            return _DISALLOW_ALL
 
     def allowed(self, url: str) -> bool:
         """True if robots.txt of the URL's site lets our user agent fetch ``url``: its rules
         allow it, and its ``Crawl-delay`` is at most ``policy.max_crawl_delay`` (a longer one
         refuses every URL of the site, counted as ``max_crawl_delay``)."""
         parser = self._parser(url)
-        if not parser.can_fetch(self.user_agent, url):
+        if not parser.can_fetch(url, self.user_agent):
             return False
         asked = parser.crawl_delay(self.user_agent)
         if asked is not None and not float(asked) <= self.policy.max_crawl_delay:
@@ -108,9 +134,9 @@ class RobotsCache:
         return True
 
     def crawl_delay(self, url: str) -> float | None:
-        """The ``Crawl-delay`` of the URL's site for our user agent, if any (whole seconds
-        only: that is all ``urllib.robotparser`` understands), at most
-        ``policy.max_crawl_delay`` (:meth:`allowed` refuses the sites that ask for more)."""
+        """The ``Crawl-delay`` of the URL's site for our user agent, if any (seconds, a
+        fraction allowed), at most ``policy.max_crawl_delay`` (:meth:`allowed` refuses the
+        sites that ask for more)."""
         delay = self._parser(url).crawl_delay(self.user_agent)
         return None if delay is None else min(float(delay), self.policy.max_crawl_delay)
 

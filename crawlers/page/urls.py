@@ -56,6 +56,17 @@ def _remove_dot_segments(path: str) -> str:
     return "/".join(out) or "/"
 
 
+def _join(base: str, ref: str) -> str:
+    """``ref`` resolved against ``base`` (RFC 3986 5.2). :func:`urllib.parse.urljoin`, but a
+    reference of only a fragment or a query keeps the base's path as it is: urljoin drops an
+    empty ``;`` parameter there (``#`` against ``http://h/a;`` gave ``http://h/a``, the page's
+    own link a different URL from the page; found by the property test of the extractor)."""
+    if not ref or ref[0] in "#?":
+        kept = base.split("#", 1)[0]
+        return kept if ref[:1] != "?" else kept.split("?", 1)[0] + ref
+    return urljoin(base, ref)
+
+
 def normalize(url: str, base: str | None = None) -> str | None:
     """The canonical absolute form of ``url`` (resolved against ``base``), or None.
 
@@ -82,7 +93,7 @@ def normalize(url: str, base: str | None = None) -> str | None:
     url = url.strip().translate(_WHITESPACE)
     try:
         if base is not None:
-            url = urljoin(base, url)
+            url = _join(base, url)
         parts = urlsplit(url)
         scheme = parts.scheme.lower()
         if scheme not in FETCHABLE_SCHEMES:
