@@ -266,6 +266,9 @@ class Lab:
         if not path.is_file():
             raise LabError(f"--replot: {path} is missing: run the lab without --replot first")
         rows = self.read_csv(path)
+        if not rows or any(r.get("source") not in ("measured", "model", "paper") for r in rows):
+            raise LabError(f"--replot: {path} is not a table this lab wrote (no rows, or rows "
+                           "without their source column): run the lab without --replot")
         stamped = next((r for r in rows if r.get("source") == "measured"), None)
         if stamped is not None and not self._replot_stamped:
             self.stamp_from({k: str(v) for k, v in stamped.items()})
@@ -577,4 +580,11 @@ def run_lab(name: str, argv: Sequence[str] | None = None) -> int:
     if key not in labs:
         raise LabError(f"unknown lab {name!r}; valid labs: {', '.join(labs)}")
     module = importlib.import_module(f"labs.lab_{key.replace('-', '_')}")
-    return int(module.main(list(argv or [])) or 0)
+    argv = list(argv or [])
+    try:
+        return int(module.main(argv) or 0)
+    except KeyError as exc:
+        if "--replot" not in argv:
+            raise
+        raise LabError(f"--replot: the CSV this lab read has no column {exc}: it was written "
+                       "by another version of the lab; run it without --replot") from None

@@ -88,3 +88,16 @@ def test_a_reader_that_goes_away_ends_the_command_without_a_traceback():
         os.close(writer)
     assert done.returncode == 141, done.stderr
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+
+
+def test_a_file_to_write_that_is_a_folder_is_one_line_and_exit_2(tmp_path):
+    """The crawl's timeline file is a folder: one line naming it, exit 2; it ended in an
+    IsADirectoryError traceback before (found by an adversarial reading; so did explore's
+    trace and the crawl's summary.json)."""
+    (tmp_path / "t.json").mkdir()
+    result = run("crawl", "--sim", "--pages", "100", "--json", "--timeline",
+                 str(tmp_path / "t"))
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Is a directory" in lines[0], result.stderr

@@ -202,6 +202,8 @@ def test_generated_web_seed_is_named_when_refused(capsys, no_crawl, command, see
      "MAX_THREADS"),
     (["bsp", "--sim", "--max-pages", "30", "--json", "--procs", "100000"], "--procs",
      "MAX_PROCS"),
+    (["crawl", "--sim", "--max-pages", "30", "--json", "--producers", "99999999999999999999"],
+     "--producers", "MAX_THREADS"),
 ])
 def test_threads_and_processes_have_a_limit(capsys, no_crawl, argv, flag, limit):
     """A crawl that would start a hundred thousand threads or processes is refused before it

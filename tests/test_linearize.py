@@ -244,6 +244,32 @@ def test_the_command_passes_a_correct_frontier(capsys):
     assert "all 3 of 3 histories linearizable to fifo" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("json_out", [False, True])
+def test_histories_the_search_gave_up_on_are_inconclusive_never_linearizable(
+        monkeypatch, capsys, json_out):
+    """Every history undecided (the search ran out of budget, as 64 threads make it): exit 3
+    and "INCONCLUSIVE" (``"linearizable": null``), never exit 0 and "linearizable": true
+    (found by an adversarial reading)."""
+    import frontier.check.linearize as lin
+
+    plain = lin.check
+
+    def gives_up(history, spec, *args, **kwargs):
+        result = plain(history, spec, *args, **kwargs)
+        result.undecided, result.ok = True, False
+        return result
+
+    monkeypatch.setattr(lin, "check", gives_up)
+    argv = ["linearize", "monitor", "--runs", "2", "--ops", "5", *(["--json"] * json_out)]
+    assert main(argv) == 3
+    out = capsys.readouterr().out
+    if json_out:
+        row = json.loads(out)
+        assert row["linearizable"] is None and row["undecided"] == 2
+    else:
+        assert "INCONCLUSIVE" in out and "0 of 2 histories" in out
+
+
 @pytest.mark.parametrize("argv", [["linearize", "nope"], ["linearize", "monitor", "--runs", "0"],
                                   ["linearize", "monitor", "--out", "/no/such/dir"]])
 def test_bad_input_exits_2(argv, capsys):

@@ -43,6 +43,33 @@ def test_replot_redraws_the_committed_figure_without_measuring(lab, tmp_path, ca
         assert committed.width <= plotstyle.MAX_WIDTH * plotstyle.DPI, committed.size
 
 
+@pytest.mark.parametrize("lab", REPLOTTED)
+@pytest.mark.parametrize("damage", ["foreign", "column-missing"])
+def test_replot_of_a_csv_the_lab_did_not_write_is_one_line_and_exit_2(lab, damage, tmp_path,
+                                                                     capsys):
+    """A CSV of another program, or one without a column the lab reads (an older version's):
+    a LabError naming --replot (the command prints it in one line, exit 2), never a
+    KeyError traceback (found by an adversarial reading)."""
+    import csv
+
+    from labs.harness import LabError
+
+    shutil.copytree(RESULTS / lab, tmp_path / lab)
+    for path in sorted((tmp_path / lab).glob("*.csv")):
+        if damage == "foreign":
+            path.write_text("a,b\n1,2\n")
+            continue
+        rows = list(csv.DictReader(path.open()))
+        keep = [c for c in rows[0] if c in ("source", "date", "commit", "note")
+                or c.startswith("machine_")]
+        with path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=keep)
+            writer.writeheader()
+            writer.writerows({k: r[k] for k in keep} for r in rows)
+    with pytest.raises(LabError, match="--replot"):
+        run_lab(lab, ["--replot", "--quick", "--no-plot", "--out", str(tmp_path)])
+
+
 def test_every_figure_the_book_shows_exists_and_a_lab_draws_it():
     """Each ``.. image::`` of a results PNG names a file that is there, in the folder of a lab
     (``crawlab lab NAME``) or of docs/explore_results.py; none is drawn by hand."""

@@ -50,9 +50,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="full bounded frontier: block (the paper's; can deadlock), spill to an "
                    "overflow store, or drop (default: spill; an unbounded frontier is never "
                    "full)")
-    g.add_argument("--producers", type=non_negative_int, default=0, metavar="N",
-                   help="N producer threads put the robots' new links back (the paper's "
-                   "producer/consumer roles); default 0: each robot puts its own")
+    g.add_argument("--producers", type=at_most(non_negative_int, MAX_THREADS), default=0,
+                   metavar="N", help="N producer threads put the robots' new links back (the "
+                   "paper's producer/consumer roles); default 0: each robot puts its own; at "
+                   f"most {MAX_THREADS}")
     g.add_argument("--untimed-waits", action="store_true",
                    help="threads wait in the frontier until woken instead of re-checking every "
                    "50 ms (lets lost wake-ups show, e.g. with --frontier tanenbaum)")

@@ -6,8 +6,9 @@ its sequential specification (Wing-Gong search, Lowe's memoization); a bad one i
     crawlab linearize FRONTIER [--threads N] [--ops N] [--runs N] [--seed N] [--noise P]
                                [--out DIR] [--json]
 
-Exit status: 0 no history was shown not linearizable (those the search gave up on are counted
-and printed as undecided), 1 one was not, 2 bad input (one line on stderr).
+Exit status: 0 every history was checked and is linearizable, 1 one was not, 2 bad input (one
+line on stderr), 3 inconclusive: none was shown not linearizable but the search gave up on
+some (counted and printed as undecided; ``"linearizable": null`` with ``--json``).
 The engine is :mod:`frontier.check.linearize`.
 """
 
@@ -24,7 +25,7 @@ __all__ = ["HELP", "add_arguments", "not_linearizable", "run"]
 
 HELP = "check recorded histories of a frontier for linearizability"
 
-HOLDS, VIOLATED, BAD_INPUT = 0, 1, 2
+HOLDS, VIOLATED, BAD_INPUT, INCONCLUSIVE = 0, 1, 2, 3
 MAX_THREADS = 64
 """The most ``--threads``: a history's threads are real threads, and checking a history is
 exponential in them (the default is 4)."""
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             break
     row = {"frontier": args.frontier, "specification": spec, "threads": args.threads,
            "ops": args.ops, "noise": args.noise, "runs": runs, "undecided": undecided,
-           "linearizable": found is None}
+           "linearizable": False if found is not None else (None if undecided else True)}
     if found is not None:
         from frontier.check.timeline import draw
 
@@ -109,8 +110,10 @@ def run(args: argparse.Namespace) -> int:
                    f"{lin.DEFAULT_BUDGET:,} steps)" if undecided else "")
         print(f"{args.frontier}: {'all ' if not undecided else ''}{shown} of {runs} histories "
               f"linearizable to {spec} ({args.threads} threads x {args.ops} operations each, "
-              f"noise {args.noise}){gave_up}")
+              f"noise {args.noise}){gave_up}" + (": INCONCLUSIVE" if undecided else ""))
     else:
         print(not_linearizable(args.frontier, row["seed"], row["run"], args.runs, row["reason"])
               + f"; timeline written to {row['timeline']}")
-    return HOLDS if found is None else VIOLATED
+    if found is not None:
+        return VIOLATED
+    return INCONCLUSIVE if undecided else HOLDS
