@@ -111,14 +111,18 @@ class Grade:
 # becomes read-only (the interpreter's site-packages, where a .pth file would run in the next
 # grading; other students' results), the course tree must then be so, and the instructor's
 # folder is an empty read-only tmpfs. Mount points come from /proc/self/mountinfo (octal
-# escapes undone by printf %b).
+# escapes undone by printf %b). Then the child runs without any capability (setpriv empties the
+# bounding set: root without CAP_SYS_ADMIN cannot remount or unmount what was sealed; found by
+# an adversarial reading, which undid the seal from inside).
 _SEAL = ('w=$(pwd -P) && mount --bind "$w" "$w" && cd "$w" && '
          'while read -r _ _ _ _ m _; do m=$(printf "%b" "$m"); case "$m" in '
          '/proc|/proc/*|/sys|/sys/*|/dev|/dev/*|"$w") continue;; esac; '
          'mount -o remount,ro,bind "$m" 2>/dev/null; done < /proc/self/mountinfo; '
          '[ ! -w "$0" ] && '
          '{ [ ! -d "$0/docs/instructor" ] || mount -t tmpfs -o ro,size=4k none '
-         '"$0/docs/instructor"; } && exec "$@"')
+         '"$0/docs/instructor"; } && '
+         '{ ! command -v setpriv >/dev/null || '
+         'exec setpriv --bounding-set=-all --inh-caps=-all "$@"; } && exec "$@"')
 
 
 @functools.lru_cache(maxsize=1)

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import io
+import tokenize
 from pathlib import Path
 
 from exercises.policy import (
@@ -289,9 +291,15 @@ def check_source(path: Path, exercise: Exercise, shown_as: str | None = None) ->
     class. O(size of the file)."""
     shown = shown_as or path.name
     try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = path.read_bytes()
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        source = raw.decode("utf-8-sig")  # a byte-order mark is read as the import reads it
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
         raise SourceError(f"{shown}: cannot be read ({exc.__class__.__name__}: {exc})") from None
+    if encoding not in ("utf-8", "utf-8-sig"):  # the import would decode another text than
+        return [f"{shown}:1: the coding declaration {encoding!r} is not allowed in "  # this one
+                f"{exercise.key}: write the file in UTF-8 (its import would read other code "
+                "than the grader checks)"]
     try:
         tree = ast.parse(source, filename=shown)
     except SyntaxError as exc:

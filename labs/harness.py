@@ -584,7 +584,7 @@ def run_lab(name: str, argv: Sequence[str] | None = None) -> int:
     try:
         return int(module.main(argv) or 0)
     except KeyError as exc:
-        if "--replot" not in argv:
-            raise
+        if not any(len(a) > 4 and "--replot".startswith(a) for a in argv):  # argparse takes
+            raise  # --repl for --replot
         raise LabError(f"--replot: the CSV this lab read has no column {exc}: it was written "
                        "by another version of the lab; run it without --replot") from None

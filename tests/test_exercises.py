@@ -260,6 +260,9 @@ GATES = {
                             "test_supersteps_survive_spurious_wake_ups"),
     "spins": ("        while self._generation == generation:\n            pass\n",
               "test_workers_waiting_at_the_barrier_use_no_processor"),
+    # the Condition made when the file is imported (a class attribute), not in __init__
+    "if-instead-of-while-condition-made-at-import": (
+        WAIT.replace("while", "if"), "test_supersteps_survive_spurious_wake_ups"),
 }
 
 
@@ -272,6 +275,10 @@ def test_ex4_with_a_barrier_of_its_own_is_graded_by_how_it_waits(which, tmp_path
     reference = (SOLUTIONS / "ex4_bsp_exchange.py").read_text()
     wait, caught_by = GATES[which]
     gate = GATE.replace(WAIT, wait)
+    if which.endswith("made-at-import"):
+        gate = gate.replace("        self._all_here = threading.Condition()\n", "").replace(
+            "    def __init__(self, p: int)", "    _all_here = threading.Condition()\n\n"
+            "    def __init__(self, p: int)")
     assert reference.count("threading.Barrier(p)") == 2 and (gate != GATE) == bool(caught_by)
     source = reference.replace("threading.Barrier(p)", "_Gate(p)").replace(
         "\n\nclass Exchange:", gate + "\n\nclass Exchange:")

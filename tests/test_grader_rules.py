@@ -5,6 +5,7 @@ verifier finds each broken property in a log made to break it, and nothing in a 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -141,6 +142,19 @@ def test_ex2_forbids_condition_however_named(tmp_path):
     for body in ("x = threading.Condition", "from threading import Condition",
                  "Condition = 1", "x = threading.Event"):
         assert problems(tmp_path, body, "ex2"), body
+
+
+@pytest.mark.parametrize("cookie, refused", [("# -*- coding: utf-7 -*-", True),
+                                             ("# coding: latin-1", True),
+                                             ("# -*- coding: utf-8 -*-", False),
+                                             ("\ufeff# a byte-order mark", False)])
+def test_a_file_is_checked_as_the_import_will_read_it(tmp_path, cookie, refused):
+    """The import decodes a file as its coding declaration says, the check reads UTF-8: any
+    other declaration is refused (a UTF-7 file hid its code in comments and was graded PASS)."""
+    path = tmp_path / "ex4_bsp_exchange.py"
+    path.write_text(cookie + "\nclass Exchange:\n    pass\n", encoding="utf-8")
+    found = check_source(path, EXERCISES["ex4"])
+    assert bool(found) is refused and all("coding declaration" in p for p in found), found
 
 
 @pytest.mark.parametrize("exercise", list(EXERCISES))
@@ -359,14 +373,18 @@ def test_the_child_cannot_write_the_course_see_the_solutions_or_reach_the_networ
         f"def test_beside():\n    open({str(beside)!r}, 'w')\n\n"
         f"def test_prefix():\n    open({str(prefix)!r}, 'w')\n\n"
         "def test_own():\n    open('zz_own', 'w').write('x')\n\n"
+        "def test_unseal():\n    import subprocess\n"
+        "    assert subprocess.run(['mount', '-o', 'remount,rw,bind', '/']).returncode == 0\n\n"
         f"def test_solutions():\n    assert os.listdir({str(solutions)!r})\n\n"
         f"def test_judge():\n    open('/proc/{os.getpid()}/root{solutions}/"
         "ex1_bounded_fifo.py')\n\n"
         "def test_network():\n    socket.create_connection(('127.0.0.1', 9), timeout=2)\n")
     run = run_child([str(probe)], EXERCISES["ex4"], work, seconds=120, patience=120)
     got = {e["id"].split("::")[-1]: e for e in run.events if e["event"] == "result"}
-    assert set(got) == {"test_write", "test_beside", "test_prefix", "test_own",
+    assert set(got) == {"test_write", "test_beside", "test_prefix", "test_own", "test_unseal",
                         "test_solutions", "test_network", "test_judge"}, run.output[-2000:]
+    if shutil.which("setpriv"):  # no capability left: the seal cannot be undone from inside
+        assert got["test_unseal"]["outcome"] == "failed", got["test_unseal"]
     assert got["test_judge"]["outcome"] == "failed"  # the judge's /proc is not there
     for where in ("test_write", "test_beside", "test_prefix"):
         assert "Read-only file system" in got[where]["message"], (where, got[where])

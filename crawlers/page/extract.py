@@ -218,6 +218,7 @@ class Links(list):
     dropped = 0
     odd_hosts = 0
     truncated = False
+    crowded = False  # parsed by the slower extractor: a tag may hold too many attributes
 
 
 def _odd_host(href: str) -> bool:
@@ -251,35 +252,37 @@ def _cut_short(parser: lxml.html.HTMLParser) -> bool:
     return any(e.level == lxml.etree.ErrorLevels.FATAL for e in parser.error_log)
 
 
-#: The most attributes a tag may have before the page is cut short there: libxml2 checks each
-#: new attribute of an element against the ones before it, so a tag's cost grows with the
-#: square of their number (measured here: one tag of 190,000 attributes, a 1.8 MB page, held
-#: a robot for 182 s, where no time limit reaches; 17,000 took 0.5 s). Real tags have tens.
+#: The most attributes a tag may have for lxml to parse its page: libxml2 checks each new
+#: attribute of an element against the ones before it, so a tag's cost grows with the square
+#: of their number (measured here: one tag of 190,000 attributes, a 1.8 MB page, held a robot
+#: for 182 s, where no time limit reaches; 17,000 took 0.5 s). Real tags have tens. A page with
+#: a tag that may hold more goes to :func:`extract_bs4` instead (0.6 s for that page: its lxml
+#: tree builder does not make the check), counted as ``parse_crowded``: every link kept.
 MAX_ATTRIBUTES = 1000
-_LONG_TAG = re.compile(rb"<[^<>]{%d,}" % (4 * MAX_ATTRIBUTES))  # an attribute is >= 4 bytes
+_TAG_RUN = re.compile(rb"<[A-Za-z][^<]{%d,}" % (2 * MAX_ATTRIBUTES))  # >= 2 bytes an attribute
+_QUOTED = re.compile(rb"\"[^\"]*\"|'[^']*'")
 
 
-def _before_a_crowded_tag(body: bytes) -> int | None:
-    """Where the first tag of more than :data:`MAX_ATTRIBUTES` attributes (counted as ``=``
-    signs) starts, or None. O(len(body)): only tags long enough to hold that many are
-    counted, and the scan for them stops at each ``<`` or ``>``."""
-    for match in _LONG_TAG.finditer(body):
-        end = body.find(b">", match.end())
-        if body.count(b"=", match.start(), len(body) if end < 0 else end) > MAX_ATTRIBUTES:
-            return match.start()
-    return None
+def crowded(body: bytes) -> bool:
+    """Whether ``body`` may hold a tag of more than :data:`MAX_ATTRIBUTES` attributes (with or
+    without values; a ``>`` inside a quoted value does not end the tag). O(len(body)): only
+    stretches long enough to hold that many, from a ``<`` to the next, are looked at. A long
+    stretch of text is a false alarm at worst, which costs the page the slower extractor."""
+    for match in _TAG_RUN.finditer(body):
+        tag = _QUOTED.sub(b"", match.group()).split(b">", 1)[0]
+        if len(tag.split()) - 1 > MAX_ATTRIBUTES:  # the first word is the name
+            return True
+    return False
 
 
 def extract_lxml(body: bytes, url: str) -> list[str]:
     """Links of ``body`` with one ``lxml.html`` parse in C, then the hrefs. O(len(body)); a
-    page with a tag of more than :data:`MAX_ATTRIBUTES` attributes is parsed up to that tag
-    (``truncated``, counted as ``parse_truncated``)."""
+    :func:`crowded` page goes to :func:`extract_bs4` (``crowded`` set on the links)."""
     check_html(body)
-    crowded = _before_a_crowded_tag(body)
-    if crowded is not None:
-        body = body[:crowded]
-        if not body.strip():
-            raise MalformedPage(f"a tag of more than {MAX_ATTRIBUTES} attributes at the start")
+    if crowded(body):
+        links = extract_bs4(body, url)
+        links.crowded = True
+        return links
     parser = _thread_parser()
     try:
         root = lxml.html.document_fromstring(body, parser=parser)
@@ -291,7 +294,7 @@ def extract_lxml(body: bytes, url: str) -> list[str]:
         if base_href:
             break
     links = resolve_links((el.get("href") for el in root.iter(*LINK_TAGS)), url, base_href)
-    links.truncated = crowded is not None or _cut_short(parser)
+    links.truncated = _cut_short(parser)
     return links
 
 

@@ -373,6 +373,8 @@ class HttpFetcher:
         """Count the hrefs the extractor dropped (see :class:`~crawlers.page.extract.Links`)."""
         if getattr(links, "truncated", False):
             self.counters.add("parse_truncated")
+        if getattr(links, "crowded", False):
+            self.counters.add("parse_crowded")
         dropped = getattr(links, "dropped", 0)
         if dropped:
             odd = getattr(links, "odd_hosts", 0)

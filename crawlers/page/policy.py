@@ -148,9 +148,10 @@ EVENTS: dict[str, str] = {
     "retries": "fetches tried again after a 429/503 answer",
     "robots_unparsable": "robots.txt files the parser gave up on: the site is disallowed",
     "parse_failed": "pages that could not be parsed (counted and skipped)",
-    "parse_truncated": "pages nested deeper than the parser goes (2048 elements with lxml), "
-                       "or with a tag of more than 1,000 attributes (lxml's cost grows with "
-                       "their square): the links before that point kept, the ones after lost",
+    "parse_truncated": "pages nested deeper than the parser goes (2048 elements with lxml): "
+                       "the links before that point kept, the ones after lost",
+    "parse_crowded": "pages that may hold a tag of over 1,000 attributes (lxml's cost grows "
+                     "with their square), parsed by BeautifulSoup instead: every link kept",
 }
 
 
