@@ -54,6 +54,8 @@ GRADER = HERE / "grade.py"
 #: Wall-clock limit of one grading run (one student, one exercise), in seconds. The grader
 #: ends a hung check within a minute; a run this long means the grading itself went wrong.
 TIMEOUT = 600.0
+#: OUT's table of grades, beside one folder per student (so no student folder may be so named).
+GRADES = "grades.csv"
 #: The columns of ``grades.csv``, in order.
 COLUMNS = ("student", "exercise", "verdict", "passed", "total", "seconds", "first_failure")
 
@@ -297,8 +299,8 @@ def _check_batch(exercises: list[str], submissions: Path, out: Path, jobs: int) 
     if not students:
         raise BatchError(f"--submissions: {str(submissions)!r} holds no student folder "
                          "(one folder per student)")
-    if any(s.name == "grades.csv" for s in students):
-        raise BatchError("--submissions: a student folder is named 'grades.csv', the name of "
+    if any(s.name == GRADES for s in students):
+        raise BatchError(f"--submissions: a student folder is named {GRADES!r}, the name of "
                          "OUT's table of grades: rename the folder")
     try:  # now, not after hours of grading
         out.mkdir(parents=True, exist_ok=True)
@@ -368,7 +370,7 @@ def main(exercises: list[str], submissions: Path, out: Path, jobs: int, hidden: 
     finally:
         close()
     ordered = [runs[s.name, ex] for s, ex in pairs]
-    with open(out / "grades.csv", "w", newline="") as f:
+    with open(out / GRADES, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=COLUMNS)
         writer.writeheader()
         writer.writerows(run.row() for run in ordered)
@@ -380,7 +382,7 @@ def main(exercises: list[str], submissions: Path, out: Path, jobs: int, hidden: 
     counts = {v: sum(r.verdict == v for r in ordered) for v in ("pass", "fail", "error")}
     print(f"graded {len(students)} students x {len(exercises)} exercises: "
           f"{counts['pass']} pass, {counts['fail']} fail, {counts['error']} error "
-          f"-> {out / 'grades.csv'}")
+          f"-> {out / GRADES}")
     return 1 if counts["error"] else 0
 
 

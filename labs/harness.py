@@ -266,7 +266,7 @@ class Lab:
         if not path.is_file():
             raise LabError(f"--replot: {path} is missing: run the lab without --replot first")
         rows = self.read_csv(path)
-        if not rows or any(r.get("source") not in ("measured", "model", "paper") for r in rows):
+        if not rows or any(r.get("source") not in SOURCES for r in rows):
             raise LabError(f"--replot: {path} is not a table this lab wrote (no rows, or rows "
                            "without their source column): run the lab without --replot")
         stamped = next((r for r in rows if r.get("source") == "measured"), None)
