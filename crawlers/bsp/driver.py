@@ -372,11 +372,8 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
             # rank 0 reads the partition file; the others get the assignment from it.
             setup, error, target, reference, resumed = None, None, None, None, None
             try:
-                if config.state is not None:  # where the launcher looks for a dead rank
+                if config.state is not None:
                     os.makedirs(config.state, exist_ok=True)
-                    with open(os.path.join(config.state, f"rank-{transport.rank}.pid"),
-                              "w") as f:
-                        f.write(f"{os.getpid()}\n")
                 if root:
                     assignment = make_assignment(config.partition, config.procs,
                                                  known_sites(config.web))

@@ -6,10 +6,14 @@ other ranks at once (they cannot print anything) and prints a banner of its own.
 command, when it is not itself an MPI rank, starts ``mpiexec -n P`` (the one installed beside
 the interpreter by the ``mpi`` extra, else the one on ``PATH``) with its own arguments, keeps
 everything the job prints in ``DIR/mpiexec.log``, and afterwards either hands back rank 0's
-report or finds the rank that died: each rank writes its process id to ``DIR/rank-r.pid``, and
-the launcher's banner names the process that ended badly. ``--resume DIR`` starts the same job
-again from the command kept in ``DIR/command.json``; the ranks then resume from their journals
-(:mod:`crawlers.bsp.journal`).
+report or finds the rank that died from every rank's wait status, which Hydra (MPICH's
+``mpiexec``) prints when asked (``-print-all-exitcodes``). Its banner is not enough: it names
+the first rank, in rank order, that a signal ended, and when Hydra reaps the dead rank before
+it reads its closed PMI socket, it kills the others with SIGKILL too, not counted as clean
+ends, so a killed rank 1 was once reported as rank 0. A rank is named only when it alone
+ended badly; when several did, they are listed and none is named. ``--resume DIR`` starts the
+same job again from the command kept in ``DIR/command.json``; the ranks then resume from
+their journals (:mod:`crawlers.bsp.journal`).
 """
 
 from __future__ import annotations
@@ -108,7 +112,7 @@ def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[lis
 
 
 # the files a journaled crawl writes in DIR (besides SQLite's -wal and -shm of each journal)
-_WRITTEN = ("command.json", "mpiexec.log", "rank-*.pid", "rank-*.sqlite*", "started-*.log")
+_WRITTEN = ("command.json", "mpiexec.log", "rank-*.sqlite*", "started-*.log")
 
 
 def _check_folder(directory: str | None) -> None:
@@ -144,12 +148,23 @@ def _mpiexec() -> str:
     return found
 
 
+def _every_status(mpiexec: str) -> list[str]:
+    """The flag that has ``mpiexec`` print every rank's wait status, if it is Hydra's
+    (``-print-all-exitcodes``); other launchers have none, and a death is then unnamed."""
+    try:
+        said = subprocess.run([mpiexec, "--version"], capture_output=True, text=True,
+                              timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return ["-print-all-exitcodes"] if "HYDRA" in said.stdout else []
+
+
 def launch(rank_argv: list[str], procs: int, state: str) -> Outcome:
     """Run ``mpiexec -n procs`` on ``python -m crawlers *rank_argv``; see the module
     docstring. Blocks until the job ends."""
-    cmd = [_mpiexec(), "-n", str(procs), sys.executable, "-c", _RANK, *rank_argv]
-    for old in Path(state).glob("rank-*.pid"):
-        old.unlink()
+    mpiexec = _mpiexec()
+    cmd = [mpiexec, *_every_status(mpiexec), "-n", str(procs), sys.executable, "-c", _RANK,
+           *rank_argv]
     run = subprocess.run(cmd, capture_output=True, text=True)
     log = Path(state) / "mpiexec.log"
     _write_new(log, f"$ {' '.join(cmd)}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
@@ -202,23 +217,52 @@ def _said(stderr: str, prefix: str) -> str | None:
     return None
 
 
+def statuses(text: str, procs: int) -> list[int] | None:
+    """Each rank's wait status (as ``waitpid`` gives it: 9 for SIGKILL, 768 for ``exit(3)``)
+    from the line ``-print-all-exitcodes`` has Hydra print, in rank order; ``None`` when the
+    line is missing, lists several hosts (whose order of ranks the line does not say), or
+    counts other than ``procs`` ranks. O(len(text))."""
+    found = re.search(r"Exit codes: \[[^\]]*\] ([0-9,]+)[ \t]*$", text, re.MULTILINE)
+    if found is None:
+        return None
+    codes = [int(c) for c in found.group(1).split(",") if c]
+    return codes if len(codes) == procs else None
+
+
+def _ending(status: int) -> str:
+    """A wait status in words: ``killed by SIGKILL, signal 9``; ``exit status 3``."""
+    import os
+    import signal
+
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            return f"killed by signal {number}"
+        return f"killed by {name}, signal {number}"
+    if os.WIFEXITED(status):
+        return f"exit status {os.WEXITSTATUS(status)}"
+    return f"wait status {status}"
+
+
 def _death(text: str, procs: int, state: str, log: Path) -> str:
-    """The one line that names the rank that died and where the journals are."""
-    pid = re.search(r"PID (\d+)", text)
-    how = re.search(r"EXIT STRING: (.+)", text) or re.search(r"EXIT CODE: (\d+)", text)
-    rank = None
-    if pid is not None:
-        for path in Path(state).glob("rank-*.pid"):
-            if path.read_text().strip() == pid.group(1):
-                rank = int(path.stem.removeprefix("rank-"))
-    who = "an MPI rank" if rank is None else f"MPI rank {rank}"
-    why = f" ({how.group(1).strip()})" if how is not None else ""
+    """The one line that says which rank died (only when the wait statuses show one rank
+    alone ended badly: positive evidence), in which superstep, and where the journals are."""
+    ended = statuses(text, procs)
+    bad = [] if ended is None else [r for r, status in enumerate(ended) if status != 0]
     where = ""
-    try:
-        saved = saved_supersteps(state, procs)
-        if rank is not None:
-            where = f" in superstep {max(saved[rank], default=0)}"
-    except BspJournalError:
-        pass
-    return (f"{who} died{why}{where}; every rank's journal is in {state}: continue with "
+    if len(bad) == 1:
+        rank = bad[0]
+        who = f"MPI rank {rank} died ({_ending(ended[rank])})"
+        try:
+            where = f" in superstep {max(saved_supersteps(state, procs)[rank], default=0)}"
+        except BspJournalError:
+            pass
+    elif bad:
+        who = ("an MPI rank died and mpiexec ended the others; which one died first it "
+               "does not say: " + ", ".join(f"rank {r} {_ending(ended[r])}" for r in bad))
+    else:
+        who = "an MPI rank died (mpiexec did not say which)"
+    return (f"{who}{where}; every rank's journal is in {state}: continue with "
             f"crawlab bsp --backend mpi --resume {state} (what mpiexec printed: {log})")
