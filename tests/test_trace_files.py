@@ -99,6 +99,12 @@ def test_a_schedule_entry_that_is_not_a_thread_of_the_scenario_is_refused(
     assert f" is {bad}" in err and "0 to 1" in err and "2 for the virtual clock" in err
 
 
+def test_an_empty_schedule_is_refused(tmp_path, capsys):
+    """No thread choice at all: the replay would run frontrun's own interleaving and say it
+    held (exit 0), as if it were the file's."""
+    _refused(_write(tmp_path, "empty", schedule=[]), capsys, "schedule is empty")
+
+
 def test_the_clock_actor_is_a_valid_schedule_entry(tmp_path, capsys):
     """Entry n (for n threads) is the virtual clock: not refused (the replay runs)."""
     path = _write(tmp_path, "clock", schedule=[0, 2, 1] * 30)

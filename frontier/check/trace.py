@@ -250,10 +250,10 @@ def load(path: Path, frontier: str) -> dict:
 
     Every field is checked against what :func:`save` writes: ``format`` is :data:`FORMAT`,
     ``frontier`` and ``scenario`` are names (the scenario one of
-    :data:`frontier.check.scenarios.SCENARIOS` that applies to the frontier), each
-    ``schedule`` entry a thread of that scenario (``0 .. n-1``) or frontrun's virtual clock
-    (``n``, for ``n`` threads), ``bound`` a preemption bound or ``null``, ``report`` and
-    ``full`` text. So a damaged or hand-edited file is refused here, before the replay (which
+    :data:`frontier.check.scenarios.SCENARIOS` that applies to the frontier), ``schedule``
+    not empty and each entry a thread of that scenario (``0 .. n-1``) or frontrun's virtual
+    clock (``n``, for ``n`` threads), ``bound`` a preemption bound or ``null``, ``report``
+    and ``full`` text. So a damaged or hand-edited file is refused here, before the replay (which
     would wait for a thread that does not exist until frontrun's timeout). The file's
     ``frontier`` must name ``frontier``, compared without importing what the file names: a
     trace naming ``FILE.py:CLASS`` never runs that file; only the user's choice is run."""
@@ -282,6 +282,10 @@ def load(path: Path, frontier: str) -> dict:
     if not isinstance(sched, list):
         raise ValueError(f"{path}: schedule must be a list of thread indices, not "
                          f"{_shown(sched)}")
+    if not sched:  # save() writes the run's choices, never none: the replay would be
+        # frontrun's own interleaving, not the file's
+        raise ValueError(f"{path}: schedule is empty; a trace holds the thread choices of "
+                         "the run it recorded")
     from frontier.check import scenarios
 
     try:
