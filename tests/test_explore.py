@@ -740,3 +740,32 @@ def test_a_counter_updated_outside_a_lock_has_a_forbidden_outcome(monkeypatch):
     rows, _, _ = outcomes.tabulate("coarse", "counter")
     assert [(r.state, r.verdict) for r in rows] == [
         ("URLs out: {u1, u2}; stats.puts = 2", "ACCEPTABLE")]
+
+
+@pytest.mark.parametrize("mode, module, engine", [
+    ([], "frontier.check.explore", "explore"),
+    (["--pct"], "frontier.check.pct", "search"),
+    (["--outcomes"], "frontier.check.outcomes", "tabulate")])
+def test_ctrl_c_in_json_mode_keeps_the_scenarios_finished(mode, module, engine, monkeypatch,
+                                                          capsys):
+    """--json prints its rows at the end: Ctrl-C during the second scenario printed nothing,
+    losing the first's finished result. Now the finished row and an "interrupted" row for
+    the cut scenario are printed, and the command still ends interrupted (130)."""
+    import importlib
+
+    where = importlib.import_module(module)
+    real, calls = getattr(where, engine), []
+
+    def interrupted_the_second_time(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(where, engine, interrupted_the_second_time)
+    names = scenarios.applicable("monitor")
+    assert main(["explore", "monitor", *mode, "--budget", "0", "--json"]) == 130
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["scenario"] for r in rows] == names[:2]
+    assert rows[0]["frontier"] == "monitor" and rows[0].get("status") != "interrupted"
+    assert rows[1]["status"] == "interrupted"

@@ -33,7 +33,9 @@ Exit status: 0 every scenario holds (its whole bounded space explored), 1 one wa
 without ``--pct``), 3 inconclusive: no violation, but some scenario's search stopped at
 ``--budget`` or ``--max-interleavings`` before covering its space (every mode honours
 ``--budget``; a randomized search is never more than inconclusive; a replay that held
-where its trace file recorded something else is inconclusive too). A run that lasts
+where its trace file recorded something else is inconclusive too); 130 interrupted (Ctrl-C
+or SIGTERM: with ``--json``, the rows of the scenarios finished are printed, and an
+``"interrupted"`` row for the one cut). A run that lasts
 over :data:`~crawlers.cli.progress.AFTER` seconds shows a progress meter on stderr
 (:mod:`crawlers.cli.progress`). The engine is :mod:`frontier.check.explore`.
 """
@@ -41,6 +43,7 @@ over :data:`~crawlers.cli.progress.AFTER` seconds shows a progress meter on stde
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -177,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
     import frontier
     from crawlers.cli.userfrontier import missing_frontier
     from frontier.check import scenarios, trace
-    from frontier.check.explore import ExploreError, explore, replay
+    from frontier.check.explore import ExploreError, replay
 
     if missing_frontier(args, "explore"):
         return 2
@@ -220,17 +223,42 @@ def run(args: argparse.Namespace) -> int:
         names = scenarios.applicable(args.frontier)
     if not args.out.is_dir():
         return _error(f"--out {args.out} is not a directory")
-    if args.pct or args.random:
-        return _randomized(args, names)
-    if args.outcomes:
-        return _outcomes(args, names)
+    results: list[dict] = []
+    with _rows_kept_on_interrupt(args, names, results):
+        if args.pct or args.random:
+            return _randomized(args, names, results)
+        if args.outcomes:
+            return _outcomes(args, names, results)
+        return _exhaustive(args, names, results)
+
+
+@contextlib.contextmanager
+def _rows_kept_on_interrupt(args: argparse.Namespace, names: list[str], results: list[dict]):
+    """``--json`` prints its rows once every scenario is done; on Ctrl-C (or SIGTERM) print
+    the rows of the scenarios finished, and one ``"status": "interrupted"`` row for the one
+    cut, before the interrupt goes on (exit 130): finished work is not dropped."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if args.json:
+            cut = names[len(results)] if len(results) < len(names) else None
+            print(json.dumps(results + [{"frontier": args.frontier, "scenario": cut,
+                                         "status": "interrupted"}], indent=1), flush=True)
+        raise
+
+
+def _exhaustive(args: argparse.Namespace, names: list[str], results: list[dict]) -> int:
+    """DPOR over each scenario's whole space within ``--bound`` (the default mode); one row
+    per scenario appended to ``results``."""
     import time
 
     from crawlers.cli.progress import Meter, recorded_count
+    from frontier.check import scenarios, trace
+    from frontier.check.explore import ExploreError, explore
 
     typed = _typed(args.frontier)
     deadline = None if args.budget is None else time.monotonic() + args.budget
-    results, statuses = [], set()
+    statuses = set()
     for name in names:
         sc = scenarios.get(name)
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -278,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
     return INCONCLUSIVE if "inconclusive" in statuses else HOLDS
 
 
-def _randomized(args: argparse.Namespace, names: list[str]) -> int:
+def _randomized(args: argparse.Namespace, names: list[str], results: list[dict]) -> int:
     """``--pct`` / ``--random``: up to ``--runs`` runs per scenario, seeds from ``--seed``."""
     import time
 
@@ -290,7 +318,7 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
     asked = args.runs or RUNS
     seed = 0 if args.seed is None else args.seed
     deadline = None if args.budget is None else time.monotonic() + args.budget
-    results, statuses = [], set()
+    statuses = set()
     for name in names:
         sc = scenarios.get(name)
         depth = args.depth or pct.default_depth(name, args.frontier)
@@ -361,7 +389,7 @@ def _randomized(args: argparse.Namespace, names: list[str]) -> int:
     return VIOLATED if "violated" in statuses else INCONCLUSIVE
 
 
-def _outcomes(args: argparse.Namespace, names: list[str]) -> int:
+def _outcomes(args: argparse.Namespace, names: list[str], results: list[dict]) -> int:
     """``--outcomes``: the end states of every interleaving, one table per scenario."""
     import time
 
@@ -369,7 +397,7 @@ def _outcomes(args: argparse.Namespace, names: list[str]) -> int:
     from frontier.check import outcomes
 
     deadline = None if args.budget is None else time.monotonic() + args.budget
-    results, statuses = [], set()
+    statuses = set()
     for name in names:
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         meter = Meter(f"{args.frontier}, scenario {name}, outcomes",
