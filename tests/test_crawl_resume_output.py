@@ -214,3 +214,29 @@ def test_odd_lines_and_files_of_an_earlier_session(tmp_path):
     (odd / "pages.jsonl").symlink_to("/dev/null")
     with pytest.raises(ValueError, match="is not a regular file"):
         CrawlOutput(odd, keep=set())
+
+
+@pytest.mark.parametrize("command", ["crawl", "bsp"])
+@pytest.mark.parametrize("name", ["pages.jsonl", "edges.txt", "summary.json"])
+def test_an_output_file_that_is_a_fifo_is_refused_not_waited_on(command, name, tmp_path):
+    """Opening a FIFO for writing waits for a reader: the crawl hung at its start (or, for
+    summary.json, at its end, after the crawl). Refused at once instead: one line, exit 2.
+    Run as a process with a bound, so that the old hang fails the test, not CI."""
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / name)
+    web = WEB if command == "crawl" else ["--sim", "--pages", "200", "--procs", "2"]
+    try:
+        done_ = subprocess.run([sys.executable, "-m", "crawlers", command, *web, "--max-pages",
+                                "10", "--out", str(out)], capture_output=True, text=True,
+                               timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"crawlab {command} waited on the FIFO {name}")
+    assert done_.returncode == 2, done_.stderr
+    lines = done_.stderr.strip().splitlines()
+    assert "Traceback" not in done_.stderr
+    assert lines[-1].startswith(f"crawlab {command}: error: ") and "not a regular file" in lines[-1]

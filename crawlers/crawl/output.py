@@ -42,6 +42,11 @@ class CrawlOutput:
         self.kept = 0
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
+            for name in ("pages.jsonl", "edges.txt", "summary.json"):
+                path = self.dir / name  # a FIFO would block the crawl at its first write
+                if path.exists() and not path.is_file():
+                    raise ValueError(f"{path} is not a regular file (a FIFO, a device or a "
+                                     "folder): the crawl writes its output there")
             for name, offset in zip(("pages.jsonl", "edges.txt"), resume_at or ()):
                 size = (self.dir / name).stat().st_size if (self.dir / name).exists() else 0
                 if offset > size:  # checked before either file is cut
