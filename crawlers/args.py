@@ -18,7 +18,9 @@ from typing import TypeVar
 
 __all__ = [
     "EXIT_USAGE",
+    "MAX_CAPACITY",
     "MAX_COMMIT_EVERY",
+    "MAX_LATENCY",
     "MAX_PAGES",
     "MAX_PROCS",
     "MAX_RUNS",
@@ -41,6 +43,14 @@ EXIT_USAGE = 2
 #: far below what the time functions and threading waits take (``threading.TIMEOUT_MAX``,
 #: about 292 years), so that no sum or product of such flags overflows them.
 MAX_SECONDS = 365 * 24 * 3600
+
+#: The longest latency of one simulated request (``--latency``, ``--jitter``; ``crawlab serve``
+#: and the labs take it too): an hour.
+MAX_LATENCY = 3600.0
+
+#: The largest frontier ``--capacity`` (``crawlab crawl``'s and the labs'): a bounded frontier
+#: allocates its slots at once (8 bytes each).
+MAX_CAPACITY = 10_000_000
 
 #: The most pages (and sites) of a generated web: 2 000 000 is the largest any lab uses, and
 #: a web is built in memory (about 10**9 pages do not fit; 10**19 overflow numpy).
@@ -102,10 +112,10 @@ def non_negative(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 0:  # also rejects NaN
-        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
-    if not math.isfinite(value):
+    if not math.isfinite(value):  # NaN first: it is neither negative nor not
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
     return value
 
 

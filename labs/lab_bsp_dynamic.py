@@ -22,27 +22,28 @@ of S and the crawl must still cover every page.
 
 from __future__ import annotations
 
+from crawlers.args import MAX_LATENCY, at_most, non_negative, positive
 from crawlers.bsp.analysis import dynamic
 from crawlers.page.urls import site_of
 from crawlers.web import webgen
-from labs.harness import Lab, LabError
+from labs.harness import Lab
 
 ROBOTS = (4, 4, 2, 2, 1, 1)
 
 
 def _extra(parser) -> None:
-    parser.add_argument("--site-alpha", type=float, default=5.0,
+    parser.add_argument("--site-alpha", type=at_most(positive, 100.0, "equal sites long before"),
+                        default=5.0,
                         help="Pareto exponent of the site sizes (default 5: the largest of "
                         "30 sites holds about 12 %% of the pages; 1.5 gives one giant site)")
-    parser.add_argument("--latency", type=float, default=0.01,
+    parser.add_argument("--latency", type=at_most(non_negative, MAX_LATENCY, "an hour"),
+                        default=0.01,
                         help="seconds per request of a capacity-1 robot (default 0.01)")
 
 
 def main(argv=None) -> int:
     lab = Lab("bsp-dynamic", __doc__, argv, extra=_extra)
     args = lab.args
-    if args.site_alpha <= 0 or args.latency < 0:
-        raise LabError("--site-alpha must be positive and --latency not negative")
     pages = 6_000 if lab.quick else 30_000
     repeats = 1 if lab.quick else 3
     web = webgen.generate(pages, 30, seed=lab.seed, site_alpha=args.site_alpha)

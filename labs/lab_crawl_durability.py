@@ -24,7 +24,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from crawlers.args import MAX_RUNS, at_most, positive_int
+from crawlers.args import MAX_LATENCY, MAX_RUNS, at_most, positive, positive_int
 from crawlers.crawl.crawler import Crawler
 from crawlers.crawl.journal import Journal
 from crawlers.web.simfetch import SimulatedFetcher
@@ -36,7 +36,8 @@ MODES = ("none", "per-page", "group")
 
 
 def _flags(parser) -> None:
-    parser.add_argument("--latency", type=float, default=0.005, help="mean latency L (s)")
+    parser.add_argument("--latency", type=at_most(positive, MAX_LATENCY, "an hour"),
+                        default=0.005, help="mean latency L (s)")
     parser.add_argument("--group", type=positive_int, default=64, metavar="N",
                         help="commit_every of the group-commit mode (default: 64)")
     parser.add_argument("--runs", type=at_most(positive_int, MAX_RUNS), default=None,
@@ -93,8 +94,6 @@ def _write_book_table(path: Path, rows: list[dict]) -> None:
 def main(argv=None) -> int:
     lab = Lab("crawl-durability", __doc__, argv, extra=_flags, replot=True)
     latency, group = lab.args.latency, lab.args.group
-    if not latency > 0:
-        raise ValueError(f"latency must be positive, got {latency}")
     if group < 2:
         raise ValueError(f"--group must be at least 2, got {group}")
     runs = lab.args.runs if lab.args.runs is not None else (3 if lab.quick else 5)

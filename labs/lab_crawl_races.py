@@ -37,7 +37,7 @@ import sys
 import time
 
 import frontier
-from crawlers.args import positive_int
+from crawlers.args import MAX_CAPACITY, at_most, positive_int
 from crawlers.crawl.crawler import Crawler
 from crawlers.crawl.report import GroundTruth
 from crawlers.web.simfetch import SimulatedFetcher
@@ -137,8 +137,9 @@ def counts_agree(row: dict) -> bool:
 
 
 def _flags(parser) -> None:
-    parser.add_argument("--capacity", type=int, default=frontier.DEFAULT_CAPACITY,
-                        help="frontier capacity (default: the paper's 30)")
+    parser.add_argument("--capacity", type=at_most(positive_int, MAX_CAPACITY),
+                        default=frontier.DEFAULT_CAPACITY,
+                        help=f"frontier capacity (default: the paper's 30, at most {MAX_CAPACITY})")
     parser.add_argument("--reps", type=positive_int, default=None,
                         help="crawls per point (default: 2, or 1 in --quick)")
 

@@ -26,7 +26,7 @@ import statistics
 from pathlib import Path
 
 import frontier
-from crawlers.args import MAX_RUNS, at_most, positive_int
+from crawlers.args import MAX_LATENCY, MAX_RUNS, at_most, positive, positive_int
 from labs.crawlbench import cpu_ceiling, make_web, sim_crawl, steady_rate, summary
 from labs.harness import (
     Lab,
@@ -41,7 +41,8 @@ QUICK_FRONTIERS = ("unsynchronized", "lockfree", "semaphore", "monitor", "fine")
 
 
 def _flags(parser) -> None:
-    parser.add_argument("--latency", type=float, default=0.02, help="mean latency L (s)")
+    parser.add_argument("--latency", type=at_most(positive, MAX_LATENCY, "an hour"),
+                        default=0.02, help="mean latency L (s)")
     add_frontier_flag(parser, "all, or five in --quick")
     parser.add_argument("--from-csv", type=Path, metavar="DIR",
                         help="measure nothing: draw the figure again from the CSVs this lab "
@@ -56,8 +57,6 @@ def main(argv=None) -> int:
     if lab.args.from_csv is not None:
         return _replot(lab, lab.args.from_csv)
     latency = lab.args.latency
-    if not latency > 0:
-        raise ValueError(f"latency must be positive, got {latency}")
     names = frontier_names(lab.args.frontier,
                            QUICK_FRONTIERS if lab.quick else frontier.names())
     threads = (1, 4, 16, 64) if lab.quick else (1, 2, 4, 8, 16, 32, 64)

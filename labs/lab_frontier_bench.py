@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import frontier
-from crawlers.args import MAX_THREADS, at_most, positive_int
+from crawlers.args import MAX_CAPACITY, MAX_THREADS, at_most, positive_int
 from frontier.contract import check_capacity
 from labs import plotstyle
 from labs.harness import (
@@ -268,8 +268,9 @@ def _flags(parser) -> None:
                         help="measure nothing: draw the figure again from this lab's CSV "
                         "(stamped with its machine, date and commit)")
     parser.add_argument(
-        "--capacity", type=int, default=frontier.DEFAULT_CAPACITY,
-        help="capacity of the bounded frontiers and of queue.Queue (default: 30)",
+        "--capacity", type=at_most(positive_int, MAX_CAPACITY), default=frontier.DEFAULT_CAPACITY,
+        help=f"capacity of the bounded frontiers and of queue.Queue (default: 30, at most "
+             f"{MAX_CAPACITY})",
     )
     parser.add_argument(
         "--threads", type=at_most(positive_int, MAX_THREADS), action="append", metavar="T",

@@ -29,6 +29,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from crawlers.args import MAX_RUNS, at_most, positive_int
 from labs import plotstyle
 from labs.harness import Lab, LabError, add_frontier_flag, frontier_names, interpreter_line
 from labs.lab_frontier_bench import BUSY, CEILING_GOALS, GOALS, PRIVATE
@@ -58,7 +59,8 @@ def lockfree_verdict(ratios: list[dict]) -> str | None:
     return (head + f", {got / ceiling:.2f} of the ceiling ({ceiling:.2f}x): "
             f"{'meets' if got / ceiling >= goal else 'is below'} the goal of {goal}")
 
-_PROBE = (
+_PROBE = (  # the first line before any import: a Python answers it even without crawlab
+    "print('crawlab-probe', flush=True);"
     "import json, sys, sysconfig, frontier, cereggii, labs.lab_frontier_bench;"
     "print(json.dumps({'python': sys.version.split()[0],"
     " 'free_threaded_build': sysconfig.get_config_var('Py_GIL_DISABLED') == 1,"
@@ -77,18 +79,27 @@ def _env(free_threaded: bool) -> dict[str, str]:
 
 
 def probe(python: str, free_threaded: bool) -> dict:
-    """What ``python`` is, after importing the frontiers: version, build, GIL on or off."""
+    """What ``python`` is, after importing the frontiers: version, build, GIL on or off.
+    :class:`LabError` naming the flag when it is not a Python interpreter (it does not print
+    the probe's first line) or cannot import crawlab."""
+    flag = "--free-threaded-python" if free_threaded else "--gil-python"
     try:
         out = subprocess.run(
             [python, "-c", _PROBE], env=_env(free_threaded), capture_output=True, text=True,
-            timeout=120, cwd=ROOT,
+            errors="replace", timeout=120, cwd=ROOT,
         )
     except OSError as e:
-        raise LabError(f"cannot run {python}: {e.strerror}") from None
-    if out.returncode != 0:
+        raise LabError(f"{flag}: cannot run {python}: {e.strerror}") from None
+    except subprocess.TimeoutExpired:
+        raise LabError(f"{flag}: {python} did not answer a Python probe in 120 s") from None
+    lines = out.stdout.splitlines()
+    if "crawlab-probe" not in lines:
+        raise LabError(f"{flag}: {python} is not a Python interpreter (it did not answer a "
+                       "one-line Python probe)")
+    if out.returncode != 0 or len(lines) < 2:
         last = (out.stderr.strip().splitlines() or ["no output"])[-1]
-        raise LabError(f"{python} cannot import crawlab: {last}")
-    info = json.loads(out.stdout.splitlines()[-1])
+        raise LabError(f"{flag}: {python} cannot import crawlab: {last}")
+    info = json.loads(lines[-1])
     if free_threaded and (not info["free_threaded_build"] or info["gil"]):
         raise LabError(f"{python} is not a free-threaded build running without the GIL "
                        f"(Python {info['python']}, GIL {'on' if info['gil'] else 'off'})")
@@ -158,7 +169,7 @@ def _flags(parser) -> None:
         help="measure nothing: draw the figure again from this lab's CSV (stamped with the "
         "machine, date and commit of its rows)")
     parser.add_argument(
-        "--repeats", type=int, default=None,
+        "--repeats", type=at_most(positive_int, MAX_RUNS), default=None,
         help="runs per cell and interpreter (default: 3 quick, 5 full)",
     )
 
@@ -192,8 +203,6 @@ def main(argv=None) -> int:
         return _replot(lab, lab.args.from_csv)
     chosen = frontier_names(lab.args.frontier, FRONTIERS)  # bad ones: one line, exit 2
     repeats = lab.args.repeats if lab.args.repeats is not None else (3 if lab.quick else 5)
-    if repeats < 1:
-        raise LabError(f"--repeats must be at least 1, got {repeats}")
     if not lab.args.free_threaded_python:
         raise LabError("no free-threaded interpreter: give --free-threaded-python PATH or set "
                        "CRAWLAB_FREE_THREADED_PYTHON (scripts/free-threaded-python builds one)")

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 import frontier
+from crawlers.args import MAX_RUNS, MAX_THREADS, at_most, positive_int
 from labs import plotstyle, usl
 from labs.harness import Lab, LabError, add_frontier_flag, frontier_names, interpreter_line
 from labs.lab_frontier_bench import BUSY, PRIVATE, _log_ticks, _rate, panels
@@ -44,9 +45,10 @@ def _flags(parser) -> None:
     parser.add_argument("--gil-python", metavar="PATH", default=sys.executable,
                         help="an interpreter with the GIL (default: the one running this lab)")
     add_frontier_flag(parser, "every registered one")
-    parser.add_argument("--repeats", type=int, default=None,
+    parser.add_argument("--repeats", type=at_most(positive_int, MAX_RUNS), default=None,
                         help="rounds per interpreter (default: 5, quick or not: medians of 5)")
-    parser.add_argument("--fit-up-to", type=int, default=None, metavar="N",
+    parser.add_argument("--fit-up-to", type=at_most(positive_int, MAX_THREADS), default=None,
+                        metavar="N",
                         help="fit the model to 1..N threads (default: the cores up to 4, "
                              "else half of them: the rest check the model)")
     parser.add_argument("--from-csv", type=Path, metavar="CSV",
@@ -106,15 +108,15 @@ def fit_rows(rows: list[dict], fit_up_to: int, cores: int) -> list[dict]:
 def main(argv=None) -> int:
     lab = Lab("scaling", __doc__, argv, extra=_flags)
     cores = os.cpu_count() or 1
-    fit_up_to = lab.args.fit_up_to or default_fit_up_to(cores)
+    fit_up_to = lab.args.fit_up_to
+    if fit_up_to is None:
+        fit_up_to = default_fit_up_to(cores)
     if fit_up_to < 2:
         raise LabError(f"--fit-up-to must be at least 2, got {fit_up_to}")
     if lab.args.from_csv is not None:
         return _replot(lab, lab.args.from_csv, fit_up_to)
     names = [PRIVATE, *frontier_names(lab.args.frontier, frontier.names())]
     repeats = lab.args.repeats if lab.args.repeats is not None else 5
-    if repeats < 1:
-        raise LabError(f"--repeats must be at least 1, got {repeats}")
     pythons = {"gil": (lab.args.gil_python, False)}
     if lab.args.free_threaded_python:
         pythons["free-threaded"] = (lab.args.free_threaded_python, True)

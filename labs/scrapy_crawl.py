@@ -13,11 +13,12 @@ Requires scrapy (not a dependency of crawlab).
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import time
 from urllib.parse import urldefrag, urlsplit
+
+from crawlers.args import MAX_PAGES, MAX_THREADS, OneLineParser, at_most, positive_int
 
 
 def _cpu() -> tuple[float, float]:
@@ -103,10 +104,10 @@ def run(seeds: list[str], max_pages: int, concurrency: int) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m labs.scrapy_crawl", description=__doc__)
+    parser = OneLineParser(prog="python -m labs.scrapy_crawl", description=__doc__)
     parser.add_argument("--seed", action="append", required=True, help="seed URL (repeat)")
-    parser.add_argument("--max-pages", type=int, required=True)
-    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--max-pages", type=at_most(positive_int, MAX_PAGES), required=True)
+    parser.add_argument("--concurrency", type=at_most(positive_int, MAX_THREADS), default=16)
     args = parser.parse_args(argv)
     print(json.dumps(run(args.seed, args.max_pages, args.concurrency)))
     return 0

@@ -35,9 +35,9 @@ def test_lab_list_names_the_frontier_benchmark(capsys):
     [
         (["lab", "no-such-lab"], "unknown lab 'no-such-lab'; valid labs:"),
         (["lab", "frontier-bench", "--frontier", "nope"], "unknown frontier 'nope'; valid names:"),
-        (["lab", "frontier-bench", "--capacity", "0"], "capacity must be a positive integer"),
-        (["lab", "frontier-bench", "--capacity", "-4"], "capacity must be a positive integer"),
-        (["lab", "frontier-bench", "--capacity", "ten"], "invalid int value: 'ten'"),
+        (["lab", "frontier-bench", "--capacity", "0"], "--capacity: must be a positive integer"),
+        (["lab", "frontier-bench", "--capacity", "-4"], "--capacity: must be a positive integer"),
+        (["lab", "frontier-bench", "--capacity", "ten"], "--capacity: not an integer: 'ten'"),
         (["lab", "frontier-bench", "--threads", "0"], "--threads: must be a positive integer"),
         (["lab", "frontier-bench", "--threads", "1025"], "--threads: must be at most 1024"),
         (["lab", "frontier-bench", "--rounds", "0"], "--rounds: must be a positive integer"),

@@ -9,12 +9,21 @@ not."""
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from crawlers.args import MAX_PAGES, MAX_SECONDS, MAX_SEED, at_most, non_negative, positive
+from crawlers.args import (
+    MAX_CAPACITY,
+    MAX_PAGES,
+    MAX_SECONDS,
+    MAX_SEED,
+    at_most,
+    non_negative,
+    positive,
+)
 from crawlers.cli import main
 
 
@@ -58,6 +67,13 @@ def test_float_types_refuse_non_finite_numbers(text):
     for kind in (non_negative, positive):
         with pytest.raises(argparse.ArgumentTypeError):
             kind(text)
+
+
+@pytest.mark.parametrize("kind", [non_negative, positive])
+def test_nan_is_called_not_finite(kind):
+    """NaN was refused as "must not be negative, got nan"."""
+    with pytest.raises(argparse.ArgumentTypeError, match="must be a finite number, got nan"):
+        kind("nan")
 
 
 def test_at_most_says_the_limit():
@@ -236,3 +252,101 @@ def test_searches_have_a_limit_on_runs_and_seeds(capsys, monkeypatch, argv, flag
 def test_a_labs_runs_have_a_limit(capsys, lab):
     line = refused(capsys, ["lab", lab, "--runs", "99999999999999"], "--runs")
     assert "at most 1000000" in line
+
+
+# -- the labs' own numbers: --capacity, --latency, --site-alpha, --repeats, --fit-up-to ----------
+
+@pytest.fixture
+def no_lab_work(monkeypatch):
+    """The labs below fail the test where they would build a web, measure or probe an
+    interpreter, instead of doing it."""
+    import labs.lab_bsp_dynamic as bsp_dynamic
+    import labs.lab_crawl_durability as crawl_durability
+    import labs.lab_crawl_races as crawl_races
+    import labs.lab_crawl_threads as crawl_threads
+    import labs.lab_frontier_bench as frontier_bench
+    import labs.lab_gil_side_by_side as gil_side_by_side
+    import labs.lab_scaling as scaling
+
+    for module in (crawl_races, crawl_durability, crawl_threads):
+        monkeypatch.setattr(module, "make_web", _started)
+    monkeypatch.setattr(frontier_bench, "measure", _started)
+    monkeypatch.setattr(bsp_dynamic.webgen, "generate", _started)
+    monkeypatch.setattr(scaling, "probe", _started)
+    monkeypatch.setattr(gil_side_by_side, "probe", _started)
+
+
+@pytest.mark.parametrize("lab", ["crawl-races", "frontier-bench"])
+@pytest.mark.parametrize("value", ["99999999999999999999", str(MAX_CAPACITY + 1)])
+def test_a_labs_capacity_has_a_limit(capsys, no_lab_work, tmp_path, lab, value):
+    """A capacity past a C index overflowed, one past memory raised MemoryError: tracebacks."""
+    line = refused(capsys, ["lab", lab, "--quick", "--out", str(tmp_path), "--capacity", value],
+                   "--capacity")
+    assert f"at most {MAX_CAPACITY}" in line
+
+
+@pytest.mark.parametrize("lab, value", [
+    ("bsp-dynamic", "inf"), ("bsp-dynamic", "nan"), ("bsp-dynamic", "-1"),
+    ("bsp-dynamic", "1e308"),
+    ("crawl-durability", "inf"), ("crawl-durability", "nan"), ("crawl-durability", "-1"),
+    ("crawl-durability", "0"),
+    ("crawl-threads", "inf"), ("crawl-threads", "nan"), ("crawl-threads", "-1"),
+    ("crawl-threads", "0"),
+])
+def test_a_labs_latency_is_finite(capsys, no_lab_work, tmp_path, lab, value):
+    """``inf`` overflowed a timestamp (a traceback) or crashed every worker; ``nan`` crawled
+    with it in bsp-dynamic."""
+    refused(capsys, ["lab", lab, "--quick", "--out", str(tmp_path), "--latency", value],
+            "--latency")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "1e308"])
+def test_bsp_dynamic_site_alpha_is_finite(capsys, no_lab_work, tmp_path, value):
+    """``nan`` reached numpy (its message named no flag); ``inf`` hung building the web."""
+    refused(capsys, ["lab", "bsp-dynamic", "--quick", "--out", str(tmp_path),
+                     "--site-alpha", value], "--site-alpha")
+
+
+@pytest.mark.parametrize("lab", ["scaling", "gil-side-by-side"])
+def test_gil_python_that_is_not_python(capsys, tmp_path, lab):
+    """``/bin/true`` answers the probe with nothing: an IndexError traceback."""
+    true = shutil.which("true")
+    if true is None:
+        pytest.skip("no true(1) on this machine")
+    line = refused(capsys, ["lab", lab, "--quick", "--out", str(tmp_path), "--gil-python", true,
+                            "--free-threaded-python", sys.executable], "--gil-python")
+    assert "is not a Python interpreter" in line
+
+
+@pytest.mark.parametrize("value", ["0", "1", "100000"])
+def test_scaling_fit_up_to_is_never_replaced(capsys, no_lab_work, tmp_path, value):
+    """``--fit-up-to 0`` was false, so the lab fitted its default instead, saying nothing."""
+    refused(capsys, ["lab", "scaling", "--quick", "--out", str(tmp_path), "--fit-up-to", value],
+            "--fit-up-to")
+
+
+@pytest.mark.parametrize("lab", ["scaling", "gil-side-by-side"])
+@pytest.mark.parametrize("value", ["0", "-1", "99999999999999999999"])
+def test_a_labs_repeats_have_a_limit(capsys, no_lab_work, tmp_path, lab, value):
+    refused(capsys, ["lab", lab, "--quick", "--out", str(tmp_path), "--repeats", value,
+                     "--free-threaded-python", sys.executable], "--repeats")
+
+
+@pytest.mark.parametrize("flag, value", [
+    ("--max-pages", "0"), ("--max-pages", "99999999999999999999"), ("--concurrency", "0"),
+    ("--concurrency", "-16"), ("--concurrency", "100000"),
+])
+def test_scrapy_helper_checks_its_numbers(capsys, monkeypatch, flag, value):
+    """The parsers lab's Scrapy helper took any int (Scrapy with 0 or a negative concurrency)."""
+    import labs.scrapy_crawl as scrapy_crawl
+
+    monkeypatch.setattr(scrapy_crawl, "run", _started)
+    argv = ["--seed", "http://a.example/", "--max-pages", "10", flag, value]
+    with pytest.raises(SystemExit) as exc:
+        scrapy_crawl.main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2, err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python -m labs.scrapy_crawl: error:"), err
+    assert flag in lines[0], lines[0]

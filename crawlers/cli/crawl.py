@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 
 from crawlers.args import (
+    MAX_CAPACITY,
     MAX_COMMIT_EVERY,
     MAX_SECONDS,
     MAX_THREADS,
@@ -27,9 +28,6 @@ from crawlers.cli.webflags import (
 __all__ = ["HELP", "MAX_CAPACITY", "add_arguments", "print_report", "run"]
 
 HELP = "crawl with R robot threads sharing one frontier"
-
-#: The largest ``--capacity``: a bounded frontier allocates its slots at once (8 bytes each).
-MAX_CAPACITY = 10_000_000
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from crawlers.args import (
+    MAX_LATENCY,
     MAX_PAGES,
     MAX_SECONDS,
     MAX_SEED,
@@ -20,8 +21,6 @@ from crawlers.args import (
 
 __all__ = ["MAX_LATENCY", "add_web_arguments", "web_options"]
 
-#: The longest ``--latency`` and ``--jitter``, as ``crawlab serve`` takes them.
-MAX_LATENCY = 3600.0
 _IN_MEMORY = "the generated web is built in memory"
 
 
