@@ -139,6 +139,91 @@ def test_a_snapshot_whose_priority_is_not_a_finite_number_is_refused(priority):
     from crawlers.bsp.engine import snapshot_problem
 
     sound = {"queued": {"http://a.test/": 0.5}, "fetched": {"http://b.test/"}, "visited": {1},
-             "ledger": None, "total_fetched": 1, "extra": None}
+             "refused": {"http://c.test/"}, "sites": {"c.test:80": 1}, "ledger": None,
+             "total_fetched": 1, "extra": None}
     assert snapshot_problem(sound) is None
     assert "'queued'" in snapshot_problem(dict(sound, queued={"http://a.test/": priority}))
+
+
+def site_crawl(web, frontier: str, state: Path, session: int,
+               resume_from: int | None = None, supersteps: int = 100) -> list[str]:
+    """The pages a one-worker crawl of the real site ``web`` (a CountingWeb) fetches under a
+    per-site budget of 12 URLs, journaled in ``state``, until it stops."""
+    from crawlers.page.policy import Policy
+
+    opts = WebOptions(kind="urls", seed_urls=tuple(web.seeds), politeness=0.0,
+                      policy=Policy(max_pages_per_site=12))
+    steps: list = []
+    with open_target(opts) as target:
+        settings = WorkerSettings(
+            procs=1, robots=2, R=4, frontier=frontier, priority=True,
+            seeds=list(target.seeds), max_supersteps=supersteps, state=str(state),
+            session=session, resume_from=resume_from)
+        worker = Worker(settings, OneRank(), Ownership(make_assignment("site-hash", 1)),
+                        make_fetch(target.fetcher, target.robots_allowed,
+                                   target.politeness_wait),
+                        in_scope=target.in_scope, rules=target.rules, on_gather=steps.extend)
+        worker.run()
+    return [u for step in steps for u in step.pages]
+
+
+@pytest.mark.parametrize("frontier", ["heap", "monitor"])
+def test_a_resumed_crawl_keeps_the_site_budget_it_spent(tmp_path, frontier):
+    """The URLs a site's budget refused, and the budget each site spent, are in the snapshot:
+    resumed, the crawl fetches what the uninterrupted one does, no URL it refused and no
+    more of a site than its budget. Before, a resumed priority crawl queued a refused URL
+    again on its next link, and every crawl had the whole budget of each site anew."""
+    from tests.countserver import CountingWeb
+
+    with CountingWeb(pages=60, sites=1, latency=0.0) as web:
+        whole = site_crawl(web, frontier, tmp_path / "whole", session=1)
+        assert len(whole) == 13  # the seed and the budget of 12: not the web, ended it
+        before = site_crawl(web, frontier, tmp_path / "cut", session=1, supersteps=2)
+        after = site_crawl(web, frontier, tmp_path / "cut", session=2, resume_from=2)
+    assert before + after == whole
+
+
+def test_a_robots_txt_cut_by_the_stop_is_a_cut_fetch_not_a_page():
+    """When the crawl's stop cuts the fetch of a site's robots.txt, the site's rules are not
+    known: its URL is cut (back into the frontier, fetched by a resumed crawl), as the
+    threaded crawler counts it, not a page refused by robots.txt."""
+    from crawlers.page import faults
+    from tests.countserver import CountingWeb
+
+    with CountingWeb(pages=4, sites=1) as web:
+        opts = WebOptions(kind="urls", seed_urls=tuple(web.seeds), politeness=0.0)
+        with open_target(opts) as target:
+            fetch = make_fetch(target.fetcher, target.robots_allowed, target.politeness_wait)
+            target.fetcher.cut_all()  # the crawl ends before the site's robots.txt came
+            assert fetch(web.seeds[0]).error == faults.STOPPED
+
+
+def test_a_journal_keeps_whose_crawl_it_is_and_opens_for_no_other(tmp_path):
+    """A journal records its crawl's identity when it is made; a crawl of another identity
+    (other flags, --procs or --out) cannot open it, nor resume a folder holding it, a journal
+    of a rank it does not have, or one that records no identity."""
+    import sqlite3
+
+    from crawlers.bsp.journal import BspJournal, BspJournalError, check_journals, crawl_identity
+
+    mine = crawl_identity(["bsp", "--R", "4"], 2, "out")
+    for rank in range(2):
+        BspJournal(tmp_path, rank, session=1, identity=mine).close()
+    check_journals(tmp_path, 2, mine)
+    BspJournal(tmp_path, 0, session=2, identity=mine).close()
+    for other, why in ((crawl_identity(["bsp", "--R", "5"], 2, "out"), "another crawl"),
+                       (crawl_identity(["bsp", "--R", "4"], 3, "out"), "another crawl"),
+                       (crawl_identity(["bsp", "--R", "4"], 2, "/elsewhere/out"),
+                        "its own crawl's output")):
+        with pytest.raises(BspJournalError, match=why):
+            check_journals(tmp_path, 2, other)
+        with pytest.raises(BspJournalError, match=why):
+            BspJournal(tmp_path, 1, session=2, identity=other)
+    BspJournal(tmp_path, 2, session=1, identity=mine).close()
+    with pytest.raises(BspJournalError, match="rank-2.sqlite is not the journal of a rank"):
+        check_journals(tmp_path, 2, mine)
+    (tmp_path / "rank-2.sqlite").unlink()
+    with sqlite3.connect(tmp_path / "rank-1.sqlite") as db:
+        db.execute("DELETE FROM meta WHERE key = 'crawl'")
+    with pytest.raises(BspJournalError, match="records no crawl identity"):
+        check_journals(tmp_path, 2, mine)

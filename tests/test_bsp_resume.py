@@ -29,8 +29,8 @@ def bsp_cmd(web: CountingWeb, *flags: str) -> list[str]:
     return cmd
 
 
-def run(cmd: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+def run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
 def resume(state: Path) -> dict:
@@ -136,8 +136,8 @@ def test_real_site_coverage_under_mpi_is_against_every_url_some_rank_reached():
     assert m["coverage"] == pytest.approx(p["coverage"]) and 0 < m["coverage"] < 1
 
 
-def _bad(cmd: list[str], message: str) -> None:
-    out = run(cmd)
+def _bad(cmd: list[str], message: str, cwd: Path | None = None) -> None:
+    out = run(cmd, cwd)
     assert out.returncode == 2, out.stderr
     err = out.stderr.strip().splitlines()
     assert err and err[-1].startswith("crawlab bsp: error: ") and message in err[-1], out.stderr
@@ -287,3 +287,77 @@ def test_a_handed_over_journal_runs_no_code_and_a_forged_one_is_one_line(tmp_pat
         # the copy was resumed, not the folder its command names ("kept", here too)
         assert logged(kept) == before[0] and logged(elsewhere) > before[1]
         assert not (tmp_path / "shadowed").exists()
+
+
+def test_journals_of_another_crawl_are_refused_and_no_other_output_is_cut(tmp_path):
+    """Each journal records whose crawl it is (its lasting flags, --procs, the resolved --out)
+    and a resume opens only journals of the crawl its command.json describes, all ranks
+    0..P-1 of it. Before, a rank's journal of another crawl (another web) resumed into a
+    mixed crawl (a coverage of 1.137 was measured), and a command.json edited to name another
+    --out, or a relative --out resumed from another folder, cut that folder's files to the
+    journaled offsets. Each is now one line and exit 2, the other output left as it was; the
+    crawl's own folder still resumes."""
+    import shutil
+
+    def killed(web: CountingWeb, name: str) -> Path:
+        died = subprocess.run(bsp_cmd(web, "--state", name, "--out", f"out-{name}",
+                                      "--kill-worker", "1", "--kill-at", "2"),
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert died.returncode == 1, died.stderr
+        return tmp_path / name
+
+    def copy(name: str, also: Path | None = None, ranks: tuple[int, ...] = (1,)) -> Path:
+        """A copy of crawl a's folder, with ``also``'s journals of ``ranks`` put in it."""
+        folder = tmp_path / name
+        shutil.copytree(a, folder)
+        for rank in ranks if also is not None else ():
+            for f in folder.glob(f"rank-{rank}.sqlite*"):
+                f.unlink()
+            for f in also.glob(f"rank-{rank}.sqlite*"):
+                shutil.copy(f, folder / f.name)
+        return folder
+
+    def edited(name: str, change) -> Path:
+        folder = copy(name)
+        argv = json.loads((folder / "command.json").read_text())["argv"]
+        (folder / "command.json").write_text(json.dumps({"argv": change(argv)}))
+        return folder
+
+    with CountingWeb(pages=PAGES, sites=SITES, seed=3) as web:
+        with CountingWeb(pages=PAGES, sites=SITES, seed=4) as other:
+            b = killed(other, "b")
+        a = killed(web, "a")
+        outputs = {p: p.read_bytes() for p in tmp_path.glob("out-*/*")}
+        # rank 1's journal of another crawl (another web), beside rank 0's of this one
+        _bad(_resume_cmd(copy("mixed", b)), "rank-1.sqlite is the journal of another crawl",
+             tmp_path)
+        # a third rank's journal in a 2-worker crawl's folder
+        extra = copy("extra")
+        shutil.copy(b / "rank-1.sqlite", extra / "rank-2.sqlite")
+        _bad(_resume_cmd(extra), "rank-2.sqlite is not the journal of a rank", tmp_path)
+        # command.json edited: other flags, another --out
+        _bad(_resume_cmd(edited("flags", lambda v: [*v, "--R", "3"])),
+             "is the journal of another crawl", tmp_path)
+        _bad(_resume_cmd(edited("out", lambda v: [x.replace("out-a", "out-b") for x in v])),
+             "is the journal of another crawl", tmp_path)
+        # journals that record no crawl (made before the identity was kept)
+        old = copy("old")
+        for rank in range(PROCS):
+            with sqlite3.connect(old / f"rank-{rank}.sqlite") as db:
+                db.execute("DELETE FROM meta WHERE key = 'crawl'")
+        _bad(_resume_cmd(old), "records no crawl identity", tmp_path)
+        assert {p: p.read_bytes() for p in tmp_path.glob("out-*/*")} == outputs
+        # the relative --out resolved in another folder, whose own files are larger
+        elsewhere = tmp_path / "elsewhere" / "out-a"
+        elsewhere.mkdir(parents=True)
+        mine = b"mine\n" * 100_000
+        for name in ("pages.jsonl", "edges.txt"):
+            (elsewhere / name).write_bytes(mine)
+        _bad(_resume_cmd(a), "resume it from the folder it was started in", elsewhere.parent)
+        assert all((elsewhere / n).read_bytes() == mine for n in ("pages.jsonl", "edges.txt"))
+        # the crawl's own folder, resumed where it was started, finishes it
+        done = run([*_resume_cmd(a), "--json"], tmp_path)
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+    assert report["unique_pages"] == report["pages_fetched"] == PAGES
+    assert report["coverage"] == 1.0

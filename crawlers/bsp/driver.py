@@ -68,6 +68,9 @@ class BspConfig:
     opic: bool = True  # OPIC priorities (priority frontiers only)
     capacity: int = LARGE_CAPACITY  # of bounded frontiers; the overflow waits in a list
     timeout: float = 120.0  # seconds a collective waits for a worker
+    # the command line that describes the crawl (``crawlab bsp``'s arguments): with ``state``,
+    # the journals' identity is made of its lasting flags (crawlers.bsp.journal.crawl_identity)
+    command: list[str] | None = None
 
 
 @dataclass
@@ -379,7 +382,8 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
                                                  known_sites(config.web))
                     if config.reference is not None:
                         reference = load_reference(config.reference)
-                    resumed = _resume_point(config)
+                    identity = journal_identity(config)
+                    resumed = _resume_point(config, identity)
                     sink, own_sink = _open_sink(config, sink, resumed)
                 if root or config.web.kind != "served":
                     target = stack.enter_context(open_target(config.web))
@@ -387,6 +391,7 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
                     setup = _setup(config, assignment, target)
                     if config.state is not None:
                         setup.settings.state = config.state
+                        setup.settings.crawl = identity
                         setup.settings.session = time.time_ns()
                         setup.settings.resume_from = None if resumed is None else resumed[0]
             except Exception as exc:
@@ -443,18 +448,49 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
     return report if root else None
 
 
-def _resume_point(config: BspConfig) -> tuple[int, dict] | None:
+def journal_identity(config: BspConfig) -> str | None:
+    """The identity the journals of ``config``'s crawl record
+    (:func:`~crawlers.bsp.journal.crawl_identity`), ``None`` without ``state``: its command's
+    lasting flags as ``DIR/command.json`` keeps them (or, run from Python with no command, the
+    configuration), its ``procs`` and its resolved ``out``."""
+    if config.state is None:
+        return None
+    import dataclasses
+
+    from crawlers.bsp.journal import crawl_identity
+    from crawlers.bsp.launcher import crawl_command
+
+    if config.command is not None:
+        command = crawl_command(config.command)
+    else:
+        command = ["config", repr(dataclasses.replace(config, state=None, kill_worker=None,
+                                                      kill_at=None, command=None))]
+    return crawl_identity(command, config.procs, config.out)
+
+
+def _resume_point(config: BspConfig, identity: str | None = None) -> tuple[int, dict] | None:
     """For ``--state`` with journals in it: the superstep every rank saved and the root's
     extra state of that snapshot (its collector and the output's offsets);
-    ``None`` for a fresh crawl."""
-    if config.state is None or not os.path.exists(os.path.join(config.state, "rank-0.sqlite")):
+    ``None`` for a fresh crawl. Journals of any other crawl than ``identity``'s in the folder
+    (:func:`~crawlers.bsp.journal.check_journals`) raise, before any output is opened."""
+    if config.state is None:
         return None
-    from crawlers.bsp.journal import BspJournal, BspJournalError, common_superstep
+    from crawlers.bsp.journal import (
+        BspJournal,
+        BspJournalError,
+        check_journals,
+        common_superstep,
+    )
+
+    if identity is not None:
+        check_journals(config.state, config.procs, identity)
+    if not os.path.exists(os.path.join(config.state, "rank-0.sqlite")):
+        return None
 
     superstep = common_superstep(config.state, config.procs)
     if superstep is None:
         return None
-    journal = BspJournal(config.state, 0, session=0)
+    journal = BspJournal(config.state, 0, session=0, identity=identity)
     try:
         extra = journal.load(superstep)
     finally:

@@ -205,6 +205,7 @@ class WorkerSettings:
     state: str | None = None
     session: int = 0
     resume_from: int | None = None
+    crawl: str | None = None  # the identity the journals record (crawlers.bsp.journal)
 
 
 class Worker:
@@ -427,7 +428,7 @@ class Worker:
         if s.state is not None:
             from crawlers.bsp.journal import BspJournal
 
-            journal = BspJournal(s.state, self.rank, s.session)
+            journal = BspJournal(s.state, self.rank, s.session, identity=s.crawl)
             journal.begin()
         if s.resume_from is not None:
             total_fetched = self._restore(self._take_snapshot(journal, s.resume_from))
@@ -516,7 +517,8 @@ class Worker:
     def _snapshot(self, total_fetched: int) -> dict[str, Any]:
         """This worker's state at a barrier (see :mod:`crawlers.bsp.journal`)."""
         return {"queued": self.queued, "fetched": self.fetched,
-                "visited": self.visited.fingerprints(),
+                "visited": self.visited.fingerprints(), "refused": self.refused,
+                "sites": None if self.rules is None else self.rules.site_counts(),
                 "ledger": None if self.ledger is None else self.ledger.state(),
                 "total_fetched": total_fetched,
                 "extra": None if self.snapshot_extra is None else self.snapshot_extra()}
@@ -552,6 +554,9 @@ class Worker:
         cash. Returns the pages every worker had fetched by then."""
         self.fetched = set(snap["fetched"])
         self.visited.restore(snap["visited"])
+        self.refused = set(snap["refused"])  # never queued again, after a resume too
+        if self.rules is not None and snap["sites"] is not None:
+            self.rules.restore_site_counts(snap["sites"])  # the per-site budgets spent
         if self.ledger is not None and snap["ledger"] is not None:
             self.ledger.restore(snap["ledger"])
         self._insert(sorted(snap["queued"].items(), key=lambda kv: -kv[1]))
@@ -577,6 +582,10 @@ def snapshot_problem(snap: Any) -> str | None:
                                                                      for u in v),
         "visited": lambda v: isinstance(v, (set, frozenset)) and all(
             isinstance(f, int) and not isinstance(f, bool) for f in v),
+        "refused": lambda v: isinstance(v, (set, frozenset)) and all(isinstance(u, str)
+                                                                     for u in v),
+        "sites": lambda v: v is None or (isinstance(v, dict) and all(
+            isinstance(k, str) and is_count(n) for k, n in v.items())),
         "ledger": lambda v: v is None or (isinstance(v, tuple) and len(v) == 3
                                           and all(urls_to_reals(d) for d in v)),
         "total_fetched": is_count,
@@ -595,12 +604,18 @@ def snapshot_problem(snap: Any) -> str | None:
 def make_fetch(fetcher: Any, robots_allowed: Callable[[str], bool] | None = None,
                politeness_wait: Callable[[str], Any] | None = None
                ) -> Callable[[str], FetchResult]:
-    """The robots' fetch: robots.txt and politeness hooks (real sites), then the fetcher."""
+    """The robots' fetch: robots.txt and politeness hooks (real sites), then the fetcher. A URL
+    robots.txt refuses once the fetcher was cut (its ``stopped``: the robots.txt fetch itself
+    was cut) is cut too (:data:`~crawlers.page.faults.STOPPED`), not a page."""
     if robots_allowed is None and politeness_wait is None:
         return fetcher.fetch
 
     def fetch(url: str) -> FetchResult:
         if robots_allowed is not None and not robots_allowed(url):
+            if getattr(fetcher, "stopped", False):  # robots.txt cut by the end of the crawl:
+                # no answer, so not a page (put back in the frontier; a resumed crawl asks
+                # again), as the threaded crawler counts it
+                return FetchResult(url=url, final_url=url, error=faults.STOPPED)
             return FetchResult(url=url, final_url=url, error=faults.ROBOTS)
         if politeness_wait is not None:
             politeness_wait(url)

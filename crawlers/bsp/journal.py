@@ -23,6 +23,16 @@ OPIC cash), pickled: O(pages so far) per superstep, so O(pages² / R) over a cra
 crawls of this course; a crawl of millions of pages would journal each superstep's changes
 instead, as :mod:`crawlers.crawl.journal` does for the threaded crawl.
 
+**Whose journal.** A journal records, when it is created, the identity of its crawl
+(:func:`crawl_identity`: the lasting command as ``DIR/command.json`` keeps it, the rank count and
+the resolved ``--out`` folder), and a crawl opens only journals of its own identity
+(:func:`check_journals`: exactly the ranks ``0..P-1``, each of this crawl). Without it, rank
+journals of two crawls mixed in one folder resumed into one crawl (271 unique pages of a
+240-page web were measured), and a ``command.json`` edited to name another ``--out``, or a
+relative ``--out`` resumed from another folder, cut that folder's files to the journaled
+offsets. A journal without an identity (made before it was recorded) cannot be
+shown to belong, and is refused.
+
 A journal that cannot be read, or one made by another crawl or another ``--procs``, raises
 :class:`BspJournalError` (a ``ValueError``: one line on the command line), never a silent start
 from nothing. A journal is a file anyone could have handed over: a snapshot is unpickled with
@@ -44,8 +54,9 @@ from typing import Any
 from crawlers.crawl.journal import count_refetched, started_lines
 from frontier.files import read_regular
 
-__all__ = ["FORMAT", "BspJournal", "BspJournalError", "common_superstep", "is_count", "is_real",
-           "read_command", "refetched", "saved_supersteps", "sessions", "write_command"]
+__all__ = ["FORMAT", "BspJournal", "BspJournalError", "check_journals", "common_superstep",
+           "crawl_identity", "is_count", "is_real", "read_command", "refetched",
+           "saved_supersteps", "sessions", "write_command"]
 
 FORMAT = "crawlab-bsp-journal-1"
 KEEP = 2  # snapshots kept per rank: the newest common one is among them (see the docstring)
@@ -77,7 +88,47 @@ def _path(directory: str | Path, rank: int) -> Path:
     return Path(directory) / f"rank-{rank}.sqlite"
 
 
-def _open(path: Path, create: bool) -> sqlite3.Connection:
+def crawl_identity(command: list[str], procs: int, out: str | None) -> str:
+    """The identity of a crawl, as its journals record it: its lasting ``command`` (the flags
+    ``DIR/command.json`` keeps, without ``--state``), its ``procs`` ranks, and the absolute
+    path of its ``out`` folder (``None``: it writes none). Canonical JSON, compared as text."""
+    return json.dumps({"command": list(command), "procs": procs,
+                       "out": None if out is None else os.path.abspath(out)},
+                      sort_keys=True, separators=(",", ":"))
+
+
+def _identity_of(db: sqlite3.Connection, path: Path) -> str | None:
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key='crawl'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise BspJournalError(f"{path} is not a readable BSP journal ({exc})") from None
+    return None if row is None else row[0]
+
+
+def _foreign(path: Path, kept: str | None, identity: str) -> str | None:
+    """Why the journal at ``path``, which records the identity ``kept``, is not one of the
+    crawl ``identity`` (``None``: it is)."""
+    if kept == identity:
+        return None
+    if kept is None:
+        return (f"{path} records no crawl identity (a journal of an older crawlab): it cannot "
+                "be shown to belong to this crawl; start it afresh with another --state")
+    try:
+        was, now = json.loads(kept), json.loads(identity)
+    except ValueError:
+        was, now = None, None
+    if (isinstance(was, dict) and isinstance(now, dict) and was.get("out") != now.get("out")
+            and {k: v for k, v in was.items() if k != "out"}
+            == {k: v for k, v in now.items() if k != "out"}):
+        return (f"{path}: its crawl writes its output to {str(was.get('out'))[:300]!r}, this "
+                f"one would write to {str(now.get('out'))[:300]!r}; a resume writes only to "
+                "its own crawl's output: resume it from the folder it was started in")
+    return (f"{path} is the journal of another crawl (other flags, web, --procs or --out than "
+            "the crawl being run, as its command.json keeps it): the journals of a folder are "
+            "all of one crawl")
+
+
+def _open(path: Path, create: bool, identity: str | None = None) -> sqlite3.Connection:
     try:
         db = sqlite3.connect(path, isolation_level=None)
         if create:
@@ -88,9 +139,18 @@ def _open(path: Path, create: bool) -> sqlite3.Connection:
                 "CREATE TABLE IF NOT EXISTS session(id INTEGER PRIMARY KEY);")
         row = db.execute("SELECT value FROM meta WHERE key='format'").fetchone()
         if create and row is None:
+            db.execute("BEGIN")
             db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+            if identity is not None:  # whose journal this is, from its creation on
+                db.execute("INSERT INTO meta VALUES ('crawl', ?)", (identity,))
+            db.execute("COMMIT")
         elif row is None or row[0] != FORMAT:
             raise BspJournalError(f"{path} is not a crawlab BSP journal ({FORMAT})")
+        elif identity is not None:
+            why = _foreign(path, _identity_of(db, path), identity)
+            if why is not None:
+                db.close()
+                raise BspJournalError(why)
         if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
             raise BspJournalError(f"{path}: cannot use write-ahead logging")
         db.execute("PRAGMA synchronous=FULL")  # each snapshot's commit fsyncs the WAL
@@ -117,6 +177,29 @@ def saved_supersteps(directory: str | Path, size: int) -> list[list[int]]:
     return out
 
 
+def check_journals(directory: str | Path, size: int, identity: str) -> None:
+    """Refuse (:class:`BspJournalError`, one line) the journals in ``directory`` unless every
+    one is the journal of a rank ``0..size-1`` of the crawl ``identity``
+    (:func:`crawl_identity`). No journal at all passes (a fresh crawl). O(ranks)."""
+    import re
+
+    directory = Path(directory)
+    found = sorted(p for p in directory.glob("rank-*.sqlite")
+                   if re.fullmatch(r"rank-[0-9]+\.sqlite", p.name))
+    for path in found:
+        rank = int(path.name[len("rank-"):-len(".sqlite")])
+        if rank >= size or path.name != _path(directory, rank).name:
+            raise BspJournalError(f"{path} is not the journal of a rank of this {size}-worker "
+                                  "crawl: the journals of a folder are all of one crawl")
+        db = _open(path, create=False)
+        try:
+            why = _foreign(path, _identity_of(db, path), identity)
+        finally:
+            db.close()
+        if why is not None:
+            raise BspJournalError(why)
+
+
 def common_superstep(directory: str | Path, size: int) -> int | None:
     """The newest superstep every one of the ``size`` ranks saved, or ``None`` if none was
     (the crawl died before its first barrier: it starts again from the seeds). Raises
@@ -133,10 +216,12 @@ def common_superstep(directory: str | Path, size: int) -> int | None:
 
 
 class BspJournal:
-    """Rank ``rank``'s journal in ``directory`` (created if new). :meth:`save` is one
+    """Rank ``rank``'s journal in ``directory`` (created if new, recording ``identity``; an
+    existing one of another identity is refused, if ``identity`` is given). :meth:`save` is one
     transaction (one ``fsync``), O(size of the state); :meth:`load` O(size of one state)."""
 
-    def __init__(self, directory: str | Path, rank: int, session: int) -> None:
+    def __init__(self, directory: str | Path, rank: int, session: int,
+                 identity: str | None = None) -> None:
         self.dir = Path(directory)
         self.rank = rank
         self.session = session
@@ -145,7 +230,8 @@ class BspJournal:
         except OSError as exc:
             raise BspJournalError(f"cannot create {self.dir}: {exc.strerror}") from None
         self.path = _path(self.dir, rank)
-        self._db = _open(self.path, create=True)
+        # a new journal records ``identity`` (crawl_identity); an existing one must hold it
+        self._db = _open(self.path, create=True, identity=identity)
         self._log = os.open(self.dir / f"started-{rank}.log",
                             os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 

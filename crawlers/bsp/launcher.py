@@ -29,7 +29,7 @@ from pathlib import Path
 from crawlers.bsp.journal import BspJournalError, read_command, saved_supersteps, write_command
 from crawlers.bsp.transport import BspError
 
-__all__ = ["Outcome", "launch", "prepare", "without_state"]
+__all__ = ["Outcome", "crawl_command", "launch", "prepare", "without_state"]
 
 # flags of one run only: kept out of DIR/command.json, so a resumed job does not die again
 _ONE_RUN = {"--kill-worker": 1, "--kill-at": 1, "--json": 0}
@@ -75,6 +75,13 @@ def without_state(argv: list[str]) -> list[str]:
         elif not a.startswith("--state="):
             out.append(a)
     return out
+
+
+def crawl_command(argv: list[str]) -> list[str]:
+    """The crawl ``argv`` describes, as its journals' identity names it: without the flags of
+    one run and without ``--state`` (the folder may move). A command and the one kept in
+    ``DIR/command.json`` for it give the same list."""
+    return without_state(_lasting(argv))
 
 
 def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[list[str], str]:

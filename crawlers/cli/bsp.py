@@ -103,7 +103,8 @@ def config_from_args(args: argparse.Namespace):
                      seconds=args.seconds, max_pages=args.max_pages,
                      max_supersteps=args.max_supersteps, kill_worker=args.kill_worker,
                      kill_at=args.kill_at, out=args.out, timeout=args.timeout,
-                     reference=args.reference, state=args.state)
+                     reference=args.reference, state=args.state,
+                     command=getattr(args, "argv", None))
 
 
 def run(args: argparse.Namespace) -> int:

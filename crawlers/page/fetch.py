@@ -226,6 +226,12 @@ class HttpFetcher:
         return self.deadlines.cut_all()
 
     @property
+    def stopped(self) -> bool:
+        """Whether :meth:`cut_all` was called: the crawl is over, and a robots.txt fetched
+        from now on is cut, not answered."""
+        return self._stopped.is_set()
+
+    @property
     def fetches_cut(self) -> int:
         """Fetches cut by :meth:`cut_all` so far (in flight, or started after it)."""
         return self.deadlines.cut_stopped

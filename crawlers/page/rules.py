@@ -128,6 +128,17 @@ class UrlRules:
                 kept.setdefault(clean, None)
         return list(kept)
 
+    def site_counts(self) -> dict[str, int]:
+        """A copy of the URLs claimed per site so far (:meth:`claim_site`), for a journal."""
+        with self._lock:
+            return dict(self._per_site)
+
+    def restore_site_counts(self, counts: dict[str, int]) -> None:
+        """Take up :meth:`site_counts` of an earlier session: the budgets it spent stay
+        spent."""
+        with self._lock:
+            self._per_site = dict(counts)
+
     def claim_site(self, url: str) -> bool:
         """Count one more URL on ``url``'s site; False (counted) once the site had
         ``max_pages_per_site``."""
