@@ -95,7 +95,8 @@ def main(argv=None) -> int:
     web = generate(n_pages=pages, n_sites=sites, seed=lab.seed)
     lifted = [f for name, value in LIFTED.items()
               for f in ("--" + name.replace("_", "-"), value)]
-    assert {name for name in LIFTED} | {"robots_unreachable_seconds", "stop_grace"} == {
+    assert {name for name in LIFTED} | {"robots_unreachable_seconds", "robots_retries",
+                                        "stop_grace"} == {
         limit.name for limit in LIMITS}
     runs = [("ordinary", False, []), ("trapped", True, []),
             ("lifted", True, [*lifted, "--seconds", f"{slice_seconds:g}"])]

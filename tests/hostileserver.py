@@ -6,10 +6,13 @@ Paths:
 * ``/drip``: headers at once, then a byte every ``interval`` seconds, for ever;
 * ``/drip-head``: the status line itself, a byte every ``interval`` seconds;
 * ``/to?URL``: a redirect to URL;
-* ``/robots.txt``: as ``robots`` says: ``"404"``, ``"500"``, ``"drip"`` (a byte every
-  ``interval`` s), or ``"drip-once"`` (drips the first time, then ``Disallow: /no/``);
+* ``/robots.txt``: as ``robots`` says: ``"404"``, ``"500"``, ``"503"``, ``"drip"`` (a byte
+  every ``interval`` s), ``"drip-once"`` (drips the first time, then ``Disallow: /no/``),
+  ``"503-once"`` (503 the first time, then ``Disallow: /no/``) or ``"disallow-all"``
+  (``Disallow: /``); anything else: ``Disallow: /no/``;
 * ``/cal/N``: a calendar without end whose every day is linked twice (``/cal/N`` links to
   ``/cal/N+1`` and ``/cal/N+2``);
+* ``/leaf/...``: a small page without links;
 * anything else: a small page linking to ``/drip``.
 
 The query is ignored (``/drip?1`` is ``/drip``, counted under ``/drip``).
@@ -70,6 +73,8 @@ class HostileServer:
                     self.send_header("Location", self.path.split("?", 1)[1])
                     self.send_header("Content-Length", "0")
                     self.end_headers()
+                elif path.startswith("/leaf/"):
+                    self._send(200, b"<html><body>a leaf</body></html>")
                 elif path.startswith("/cal/") and path[5:].isdigit():
                     day = int(path[5:])
                     self._send(200, f'<html><body><a href="/cal/{day + 1}">next</a> '
@@ -79,8 +84,10 @@ class HostileServer:
 
             def _robots(self, n: int) -> None:
                 mode = owner.robots
-                if mode in ("404", "500"):
-                    self._send(int(mode), b"no")
+                if mode in ("404", "500", "503") or (mode == "503-once" and n == 1):
+                    self._send(int(mode[:3]), b"no")
+                elif mode == "disallow-all":
+                    self._send(200, b"User-agent: *\nDisallow: /\n", kind="text/plain")
                 elif mode == "drip" or (mode == "drip-once" and n == 1):
                     self._drip(b"User-agent: *\nDisallow: /\n" * 1000, head=False,
                                kind="text/plain")

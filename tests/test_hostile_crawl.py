@@ -106,6 +106,67 @@ def test_a_url_whose_robots_txt_was_cut_by_the_end_of_the_crawl_is_not_a_page(tm
         assert srv.counts["/x1"] == 1  # asked again, allowed (Disallow: /no/), fetched
 
 
+def _leaf_crawl(srv: HostileServer, *flags: str, n: int = 3) -> dict:
+    """The ``--json`` report of ``crawlab crawl`` of ``n`` pages of ``srv`` without links."""
+    cmd = [*CRAWLAB, "crawl", "--threads", "2", "--politeness", "0", "--json", *flags]
+    for i in range(n):
+        cmd += ["--seed-url", f"{srv.url}/leaf/{i}"]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr
+    return json.loads(run.stdout)
+
+
+def test_urls_robots_txt_refuses_are_neither_pages_nor_coverage():
+    """robots.txt disallows the whole site: nothing is fetched and the report says so. It said
+    3 pages fetched (error "robots"), coverage 1.0 and stopped_by "exhausted", a complete crawl
+    with nothing fetched (found by an adversarial reading); and the refusals took the page
+    budget (``--max-pages 1``: stopped by "max-pages")."""
+    with HostileServer(robots="disallow-all") as srv:
+        report = _leaf_crawl(srv)
+        budgeted = _leaf_crawl(srv, "--max-pages", "1")
+        fetched = sum(n for path, n in srv.counts.items() if path != "/robots.txt")
+    assert fetched == 0
+    for r in (report, budgeted):
+        assert r["pages_fetched"] == 0 and r["unique_pages"] == 0, r
+        assert r["stopped_by"] == "nothing-fetchable", r["stopped_by"]
+        assert r["coverage"] == 0.0 and r["coverage_basis"] == "discovered"
+        assert "robots" not in r["errors"], r["errors"]
+        assert r["robots_refused"] == 3 and r["robots_unreachable"] == 0, r
+
+
+def test_a_site_whose_robots_txt_never_answers_is_asked_again_then_counted_unreachable():
+    """robots.txt answers 500 every time: it is asked 1 + ``robots_retries`` times, then the
+    site's URLs are counted as unreachable, not as pages, and the crawl says nothing could be
+    fetched. It was taken as 3 pages (error "robots"), coverage 1.0, "exhausted"."""
+    with HostileServer(robots="500") as srv:
+        report = _leaf_crawl(srv, "--robots-unreachable-seconds", "0")
+        asked = srv.counts["/robots.txt"]
+        fetched = sum(n for path, n in srv.counts.items() if path != "/robots.txt")
+    assert report["pages_fetched"] == 0 and report["stopped_by"] == "nothing-fetchable", report
+    assert report["robots_unreachable"] == 3 and fetched == 0, report
+    retries = Policy().robots_retries
+    assert retries >= 1 and asked == 1 + retries
+    assert report["limits"]["robots_unreachable_seconds"] == 1 + retries
+    assert report["limits"]["robots_retries"] == 1  # one site given up
+    assert report["coverage"] == 0.0
+
+
+@pytest.mark.parametrize("kind", ["monitor", "heap"])  # FIFO, and a priority frontier
+def test_one_503_on_robots_txt_puts_the_sites_urls_off_instead_of_dropping_them(kind):
+    """robots.txt answers 503 once, then 200: the URLs taken meanwhile wait for it to be asked
+    again (RFC 9309: assume complete disallow, try later) and are fetched. They were recorded
+    as done without a fetch, the site's whole crawl lost to one 503."""
+    with HostileServer(robots="503-once") as srv:
+        report = _leaf_crawl(srv, "--frontier", kind, "--robots-unreachable-seconds", "0.5")
+        fetched = {path: n for path, n in srv.counts.items() if path.startswith("/leaf/")}
+        asked = srv.counts["/robots.txt"]
+    assert fetched == {"/leaf/0": 1, "/leaf/1": 1, "/leaf/2": 1}, fetched
+    assert asked == 2
+    assert report["pages_fetched"] == 3 and report["robots_unreachable"] == 0, report
+    assert report["stopped_by"] == "exhausted" and report["coverage"] == 1.0
+
+
 @pytest.mark.parametrize("kind", ["crawl", "bsp"])
 def test_sigterm_stops_a_crawl_as_ctrl_c_does(kind, tmp_path):
     """``kill PID``: the crawl stops as on Ctrl-C, with its report and ``summary.json``

@@ -313,7 +313,9 @@ def print_report(r) -> None:
         ("stopped by", r.stopped_by + ("  (DEADLOCK: every robot blocked in put)"
                                        if r.deadlock else "")
          + ("  (threads asleep while they could proceed: lost wake-ups)"
-            if r.stopped_by == "lost-wakeup" else "")),
+            if r.stopped_by == "lost-wakeup" else "")
+         + ("  (every URL refused by robots.txt or its site unreachable: nothing fetched)"
+            if r.stopped_by == "nothing-fetchable" else "")),
         ("seconds", f"{r.seconds:.2f}"),
         ("pages fetched N", str(r.pages_fetched)),
         ("unique pages I", str(r.unique_pages)),
@@ -327,6 +329,8 @@ def print_report(r) -> None:
         ("pages per thread", " ".join(map(str, r.pages_per_thread))),
         ("errors", ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "none"),
         ("URLs spilled / dropped / lost", f"{r.urls_spilled} / {r.urls_dropped} / {r.urls_lost}"),
+        ("URLs robots.txt refused / unreachable (not pages)",
+         f"{r.robots_refused} / {r.robots_unreachable}"),
         ("visited-set races", str(r.visited_races)),
     ]
     if r.refetch_bound is not None:

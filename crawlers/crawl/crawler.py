@@ -39,6 +39,7 @@ Who puts the links back (``producers``):
 
 from __future__ import annotations
 
+import heapq
 import queue
 import threading
 import time
@@ -51,7 +52,8 @@ from crawlers.crawl.opic import Opic
 from crawlers.crawl.report import CrawlReport, GroundTruth, overlap
 from crawlers.crawl.visited import RacyVisitedSet, VisitedSet
 from crawlers.page import faults
-from crawlers.page.fetch import Fetcher, FetchResult
+from crawlers.page.fetch import Fetcher
+from crawlers.page.robots import Refusal
 
 __all__ = ["POLICIES", "POLL", "Crawler"]
 
@@ -65,7 +67,12 @@ class Crawler:
     """Crawl with ``threads`` robots sharing ``frontier``. One ``run()`` per crawler.
 
     ``fetcher`` fetches and extracts links (thread-safe); ``in_scope(url)`` filters links
-    (default: all); ``robots_allowed(url)`` and ``politeness_wait(url)`` are optional hooks;
+    (default: all); ``robots_allowed(url)`` and ``politeness_wait(url)`` are optional hooks. A
+    URL robots.txt refuses is not a page (nor covered, nor a fetch of ``max_pages``): it is
+    counted in the report's ``robots_refused`` or ``robots_unreachable`` (the hook's
+    :class:`~crawlers.page.robots.Refusal` says which), or, when the refusal says its site may
+    answer later, put off until then, still pending; a crawl in which every URL was refused
+    and none fetched stops ``nothing-fetchable``, not ``exhausted``;
     ``sink`` receives each :class:`FetchResult` and its new links (``sink.page(result)``,
     ``sink.edges(url, links)``; it must be thread-safe). ``ground_truth`` enables coverage and
     quality. ``timeline=True`` records ``(elapsed, url)`` for every fetch. ``producers``: see
@@ -149,6 +156,14 @@ class Crawler:
         self.stop_grace = stop_grace
         self._cut = 0  # fetches cut by the end of the crawl (under _work_lock)
         self._unjoined = 0
+        # URLs robots.txt refused, by counter (robots_refused, robots_unreachable), under
+        # _work_lock; URLs put off until their site's robots.txt may be asked again, a heap of
+        # (due, n, url, priority) under _work_lock, and for a priority crawl the ones put back
+        # into the frontier since (_fetch_once has claimed them already)
+        self._refused: Counter[str] = Counter()
+        self._later: list[tuple[float, int, str, float]] = []
+        self._later_n = 0
+        self._due: set[str] = set()
         self._resumed = 0
         self._refetch_bound: int | None = None
         # Batches of new links from the robots to the producers (producers > 0 only).
@@ -330,37 +345,79 @@ class Crawler:
             self._started += 1
             return True
 
-    def _process(self, i: int, url: str) -> None:
-        if self.robots_allowed is not None and not self.robots_allowed(url):
-            if self._stop.is_set():  # robots.txt cut by the end of the crawl: no answer yet,
-                with self._work_lock:  # so not a page (a resumed crawl asks again)
-                    self._cut += 1
-                return
-            result = FetchResult(url=url, final_url=url, error=faults.ROBOTS)
+    def _refuse(self, url: str, why: Any) -> None:
+        """robots.txt refused ``url`` (``why``: the hook's falsy answer, a
+        :class:`~crawlers.page.robots.Refusal` or plain ``False``): not a page, nor a fetch of
+        the page budget. A site that may still answer puts the URL off (still pending, so the
+        crawl is not exhausted); otherwise it is counted as refused or unreachable."""
+        retry_in = why.retry_in if isinstance(why, Refusal) else None
+        counter = why.counter if isinstance(why, Refusal) else "robots_refused"
+        p = self.opic.priority(url) if self.opic is not None else 0.0
+        with self._work_lock:
+            if retry_in is not None:
+                self._pending += 1  # the robot's _done() is for this turn, not the URL
+                self._later_n += 1
+                heapq.heappush(self._later, (time.monotonic() + retry_in, self._later_n, url, p))
+            else:
+                self._refused[counter] += 1
+
+    def _release_due(self) -> int:
+        """Put the URLs whose site's robots.txt may be asked again back into the frontier (the
+        spill store if it is full; robots refill from it); returns how many."""
+        now = time.monotonic()
+        with self._work_lock:
+            due = []
+            while self._later and self._later[0][0] <= now:
+                _, _, url, p = heapq.heappop(self._later)
+                due.append((url, p))
+                if self._fetch_once is not None:
+                    self._due.add(url)
+        for url, p in due:
+            try:
+                self.frontier.put(url, p, timeout=0)
+            except frontier_pkg.Full:
+                self._spill.append((url, p))
+            except frontier_pkg.Closed:
+                break
+        return len(due)
+
+    def _robots_let(self, url: str) -> bool:
+        """robots.txt lets ``url`` be fetched (asked before the page budget: a refusal is no
+        fetch); if not, the URL is cut, refused or put off, never a page."""
+        why = True if self.robots_allowed is None else self.robots_allowed(url)
+        if why:
+            return True
+        if self._stop.is_set():  # robots.txt cut by the end of the crawl: no answer yet,
+            with self._work_lock:  # so not a page (a resumed crawl asks again)
+                self._cut += 1
         else:
-            tl = self.thread_timeline
-            if self.politeness_wait is not None:
-                start = time.perf_counter()
-                waited = self.politeness_wait(url)
-                if waited:
-                    if tl is not None:
-                        tl.record("polite", start, time.perf_counter())
-                    with self._work_lock:
-                        self._polite_waited += waited
-            if self.journal is not None:
-                self.journal.started(url)
-            if tl is None:
-                result = self.fetcher.fetch(url)
-            else:  # two stamps around the fetch (a with-block would cost a generator)
-                start = time.perf_counter()
-                try:
-                    result = self.fetcher.fetch(url)
-                finally:
-                    tl.record("fetch", start, time.perf_counter())
-            if result.error == faults.STOPPED:  # cut by the end of the crawl: not a page
+            self._refuse(url, why)  # not a page: no record, a resumed crawl asks again
+        return False
+
+    def _process(self, i: int, url: str) -> None:
+        tl = self.thread_timeline
+        if self.politeness_wait is not None:
+            start = time.perf_counter()
+            waited = self.politeness_wait(url)
+            if waited:
+                if tl is not None:
+                    tl.record("polite", start, time.perf_counter())
                 with self._work_lock:
-                    self._cut += 1
-                return
+                    self._polite_waited += waited
+        if self.journal is not None:
+            self.journal.started(url)
+        if tl is None:
+            result = self.fetcher.fetch(url)
+        else:  # two stamps around the fetch (a with-block would cost a generator)
+            start = time.perf_counter()
+            try:
+                result = self.fetcher.fetch(url)
+            finally:
+                tl.record("fetch", start, time.perf_counter())
+        if result.error == faults.STOPPED:  # cut by the end of the crawl: not a page
+            with self._work_lock:
+                self._cut += 1
+            return
         links = result.links
         if self.rules is not None:  # scope included, and each rejection counted
             links = self.rules.admit(links)
@@ -407,8 +464,12 @@ class Crawler:
             url = self._next_url(i)
             if url is None:
                 continue
-            if self._fetch_once is not None and not self._fetch_once.claim(url):
+            if (self._fetch_once is not None and not self._fetch_once.claim(url)
+                    and not self._retried(url)):
                 self._done()  # a stale copy of a URL re-queued with a higher priority
+                continue
+            if not self._robots_let(url):
+                self._done()
                 continue
             if not self._take_budget():
                 return
@@ -419,6 +480,14 @@ class Crawler:
         self._set_state(i, IDLE)
         if self.thread_timeline is not None:
             self.thread_timeline.mark()  # ... and ends now
+
+    def _retried(self, url: str) -> bool:
+        """``url`` comes back from :meth:`_release_due` (once: a stale copy is still stale)."""
+        with self._work_lock:
+            if url in self._due:
+                self._due.discard(url)
+                return True
+            return False
 
     def _producer(self, i: int) -> None:
         """Take batches of new links from the hand-off and put them (state slot ``i``)."""
@@ -453,11 +522,15 @@ class Crawler:
           that can take half a second.
         """
         room = self.frontier.capacity if self.frontier.bounded else None
+        released = 0.0  # when URLs put off for robots.txt last came back (a move too)
         while not self._stop.wait(0.05):
+            if self._later and self._release_due():
+                released = time.monotonic()
             now = time.monotonic()
             states, since = list(self._state), list(self._since)
             robots = states[: self.threads]
-            quiet = now - max(since)  # seconds since the last thread changed state
+            # seconds since the last thread changed state (or URLs came back)
+            quiet = now - max(*since, released)
             size = len(self.frontier)
             if all(s == BLOCKED for s in robots) and (room is None or size >= room):
                 if now - max(since[: self.threads]) >= self.watchdog:
@@ -471,7 +544,7 @@ class Crawler:
                 if quiet >= self.watchdog:
                     self._finish("lost-wakeup")
             elif (all(s == IDLE for s in states) and size == 0
-                  and not self._spill and self._handoff.empty()):
+                  and not self._spill and self._handoff.empty() and not self._later):
                 if quiet >= max(self.watchdog, 10 * POLL):
                     self._finish("stalled")
 
@@ -626,12 +699,17 @@ class Crawler:
                 refetch_bound=self._refetch_bound,
                 fetches_cut=self._cut,
                 threads_unjoined=self._unjoined,
+                robots_refused=self._refused["robots_refused"],
+                robots_unreachable=self._refused["robots_unreachable"],
                 limits={} if self.counters is None else self.counters.as_dict(),
             )
             fetched = list(self._fetched) if final else []
             if final and self.record_timeline:
                 r.timeline = list(self._timeline)
         if final:
+            if (r.stopped_by == "exhausted" and not r.pages_fetched
+                    and r.robots_refused + r.robots_unreachable):
+                r.stopped_by = "nothing-fetchable"  # every URL refused: not a complete crawl
             if self._stopped_by == "stalled":
                 r.urls_lost = max(self._pending, 0)
             r.frontier_stats = self.frontier.stats.as_dict()

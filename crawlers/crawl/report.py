@@ -110,6 +110,13 @@ class CrawlReport:
     # guarded by one
     fetches_cut: int = 0
     threads_unjoined: int = 0
+    # URLs of the frontier never fetched because of robots.txt (not pages, not covered; a
+    # resumed crawl asks robots.txt again): disallowed by its rules (or a Crawl-delay past the
+    # cap, or a file the parser gave up on), or of a site whose robots.txt stayed unreachable
+    # after its retries. Every URL taken was refused this way and none fetched: stopped_by is
+    # "nothing-fetchable", never "exhausted".
+    robots_refused: int = 0
+    robots_unreachable: int = 0
     limits: dict[str, int] = field(default_factory=dict)
     frontier_stats: dict[str, int] = field(default_factory=dict)
     timeline: list[tuple[float, str]] = field(default_factory=list, repr=False)

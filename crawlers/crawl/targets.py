@@ -63,14 +63,17 @@ class Target:
     """A ready-to-crawl web. ``in_scope``, ``robots_allowed`` and ``politeness_wait`` are
     ``None`` when the web needs no such rule; ``truth`` is ``None`` for unknown webs.
     ``rules`` (URL rules and per-site budgets, real sites only) and ``counters`` (the policy's,
-    for the report; ``None`` for the simulated web, which has no limits to reach)."""
+    for the report; ``None`` for the simulated web, which has no limits to reach).
+    ``robots_allowed(url)`` is truthy when robots.txt allows the URL; when it refuses, its
+    falsy answer is a :class:`~crawlers.page.robots.Refusal` (why, and whether to put the URL
+    off), which the threaded crawler reads and the BSP crawler takes as a plain no."""
 
     fetcher: Fetcher
     seeds: list[str]
     truth: GroundTruth | None
     description: str
     in_scope: Callable[[str], bool] | None = None
-    robots_allowed: Callable[[str], bool] | None = None
+    robots_allowed: Callable[[str], Any] | None = None
     politeness_wait: Callable[[str], Any] | None = None
     rules: UrlRules | None = None
     counters: Counters | None = None
@@ -161,7 +164,7 @@ def _real_sites(opts: WebOptions) -> Iterator[Target]:
             seeds=seeds,
             truth=None,
             in_scope=scope.__contains__,
-            robots_allowed=robots.allowed,
+            robots_allowed=robots.check,  # falsy when refused: a Refusal says why
             politeness_wait=polite.wait,
             rules=rules,
             counters=policy.counters,

@@ -15,10 +15,11 @@ settings in one table with a stats counter each:
 
 A limit's counter has the limit's name and counts the times it acted: bodies cut for
 ``max_bytes``, links dropped for ``max_url_length``, robots.txt files cut for
-``robots_max_bytes``, sites read as unreachable for ``robots_unreachable_seconds``, fetches cut
-at the end of the crawl for ``stop_grace``, and so on (:data:`LIMITS` says what acts). A few
-more counters are events of rules rather than numbers (:data:`EVENTS`: ``off_scope``,
-``bad_scheme``, ``odd_host``, ``session_id``, ``redirect_refused``, ...).
+``robots_max_bytes``, sites read as unreachable for ``robots_unreachable_seconds``, sites given
+up after ``robots_retries``, fetches cut at the end of the crawl for ``stop_grace``, and so on
+(:data:`LIMITS` says what acts). A few more counters are events of rules rather than numbers
+(:data:`EVENTS`: ``off_scope``, ``bad_scheme``, ``odd_host``, ``session_id``,
+``redirect_refused``, ...).
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ class Policy:
     max_pages_per_site: int = 5000
     robots_max_bytes: int = 512_000
     robots_fetch_seconds: float = 10.0
-    robots_unreachable_seconds: float = 300.0
+    robots_unreachable_seconds: float = 10.0
+    robots_retries: int = 2
     max_crawl_delay: float = 60.0
     retry_after_cap: float = 30.0
     max_retries: int = 2
@@ -98,6 +100,7 @@ class Policy:
 #: Limits that may be 0 (no redirect, no retry, ...); the others must be positive.
 MAY_BE_ZERO = frozenset({"max_redirects", "max_retries", "max_segment_repeats",
                           "max_query_params", "max_query_length", "robots_unreachable_seconds",
+                          "robots_retries",
                           "retry_after_cap", "stop_grace"})
 
 #: Every limit of :class:`Policy`, in the order of the book's table and ``--help``.
@@ -123,7 +126,11 @@ LIMITS: tuple[Limit, ...] = (
     Limit("robots_fetch_seconds", "s", "a robots.txt fetch still running this long is cut: the "
           "site is unreachable, so disallowed"),
     Limit("robots_unreachable_seconds", "s", "a site whose robots.txt answered 5xx or nothing "
-          "is disallowed for this long, then asked again (RFC 9309 2.3.1.4)"),
+          "is disallowed for this long, then asked again (RFC 9309 2.3.1.4); the threaded "
+          "crawler puts the site's URLs off meanwhile"),
+    Limit("robots_retries", "retries", "a site whose robots.txt stays unreachable is asked "
+          "again at most this many times, then left alone for the rest of the crawl (the "
+          "threaded crawler counts its URLs in robots_unreachable, not as pages)"),
     Limit("max_crawl_delay", "s", "a site whose robots.txt asks for a longer Crawl-delay is "
           "not crawled (its URLs count as disallowed): a delay is honoured or the site left "
           "alone, never shortened"),

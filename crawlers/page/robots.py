@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from protego import Protego
 
@@ -17,7 +18,7 @@ from crawlers.page.fetch import Fetcher
 from crawlers.page.policy import Policy
 from crawlers.page.urls import origin_of, site_of
 
-__all__ = ["Politeness", "RobotsCache"]
+__all__ = ["Politeness", "Refusal", "RobotsCache"]
 
 
 class _Rules:
@@ -40,15 +41,36 @@ class _Rules:
 
 
 _DISALLOW_ALL = _Rules(allow=False)
+_UNREACHABLE = _Rules(allow=False)  # the same rules; the site's robots.txt did not answer
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why :meth:`RobotsCache.check` refused a URL. Falsy, so that ``if not check(url)`` reads
+    as ``if not allowed(url)`` does.
+
+    ``counter``: ``"robots_refused"`` (the rules disallow the URL, the site asks for a
+    Crawl-delay past ``policy.max_crawl_delay``, or its robots.txt could not be parsed) or
+    ``"robots_unreachable"`` (its robots.txt answered 5xx or nothing). ``retry_in``: for an
+    unreachable site still within ``policy.robots_retries``, the seconds until its robots.txt
+    may be asked again (the URL is to be put off, not given up); ``None``: final."""
+
+    counter: str
+    retry_in: float | None = None
+
+    def __bool__(self) -> bool:
+        return False
 
 
 class _RobotsEntry:
-    __slots__ = ("ready", "parser", "expires")
+    __slots__ = ("ready", "parser", "expires", "failures")
 
-    def __init__(self) -> None:
+    def __init__(self, failures: int = 0) -> None:
         self.ready = threading.Event()  # set once ``parser`` and ``expires`` are final
         self.parser: _Rules | None = None
-        self.expires: float | None = None  # when to ask again (unreachable robots.txt only)
+        # when to ask again (an unreachable robots.txt within its retries only; None: never)
+        self.expires: float | None = None
+        self.failures = failures  # unreachable answers in a row, this one included
 
 
 class RobotsCache:
@@ -66,8 +88,14 @@ class RobotsCache:
     * 4xx: there are no rules, everything is allowed;
     * 5xx, no answer, or no answer within ``policy.robots_fetch_seconds`` (a robots.txt that
       drips one byte a second): the site is *unreachable* and everything is disallowed, for
-      ``policy.robots_unreachable_seconds``; after that the next URL of the site asks again.
-      Counted as ``robots_unreachable_seconds``.
+      ``policy.robots_unreachable_seconds``; after that the next URL of the site asks again,
+      at most ``policy.robots_retries`` times: then the site stays unreachable for the rest of
+      the crawl. Each unreachable answer is counted as ``robots_unreachable_seconds``, each
+      site given up as ``robots_retries``.
+
+    :meth:`allowed` says yes or no; :meth:`check` says why not (a :class:`Refusal`), and for a
+    site that may still answer, when to ask again: a crawler puts that site's URLs off until
+    then instead of dropping them (RFC 9309 2.3.1.4: assume complete disallow, try later).
 
     Thread-safe: a lock guards the table; the first thread that needs a site's rules
     fetches them, the others wait on that entry's event (no duplicate fetches, no lock
@@ -83,16 +111,19 @@ class RobotsCache:
         self._lock = threading.Lock()  # protects _entries (the dict, not the parsers)
         self._entries: dict[str, _RobotsEntry] = {}
 
-    def _parser(self, url: str) -> _Rules:
+    def _entry(self, url: str) -> _RobotsEntry:
+        """The URL's site's entry, its rules ready (fetched now if need be)."""
         site = site_of(url)
         with self._lock:
             entry = self._entries.get(site)
+            failures = 0
             if (entry is not None and entry.ready.is_set() and entry.expires is not None
                     and self.clock.now() >= entry.expires):
+                failures = entry.failures
                 entry = None  # unreachable for long enough: ask again
             owner = entry is None
             if owner:
-                entry = self._entries[site] = _RobotsEntry()
+                entry = self._entries[site] = _RobotsEntry(failures)
         assert entry is not None
         if owner:
             try:
@@ -104,14 +135,23 @@ class RobotsCache:
         else:
             entry.ready.wait()
         assert entry.parser is not None
-        return entry.parser
+        return entry
+
+    def _parser(self, url: str) -> _Rules:
+        parser = self._entry(url).parser
+        assert parser is not None
+        return parser
 
     def _load(self, robots_url: str, entry: _RobotsEntry) -> _Rules:
         status, text = self.fetcher.fetch_text(robots_url)
         if status is None or status >= 500:
-            entry.expires = self.clock.now() + self.policy.robots_unreachable_seconds
             self.policy.counters.add("robots_unreachable_seconds")
-            return _DISALLOW_ALL
+            entry.failures += 1
+            if entry.failures > self.policy.robots_retries:
+                self.policy.counters.add("robots_retries")  # given up: never asked again
+            else:
+                entry.expires = self.clock.now() + self.policy.robots_unreachable_seconds
+            return _UNREACHABLE
         if status >= 400:
             return _Rules(allow=True)
         try:
@@ -124,13 +164,24 @@ class RobotsCache:
         """True if robots.txt of the URL's site lets our user agent fetch ``url``: its rules
         allow it, and its ``Crawl-delay`` is at most ``policy.max_crawl_delay`` (a longer one
         refuses every URL of the site, counted as ``max_crawl_delay``)."""
-        parser = self._parser(url)
+        return self.check(url) is True
+
+    def check(self, url: str) -> bool | Refusal:
+        """``True`` if :meth:`allowed`, else the :class:`Refusal` that says why, and, for a site
+        whose robots.txt did not answer but may be asked again, in how many seconds."""
+        entry = self._entry(url)
+        parser = entry.parser
+        assert parser is not None
+        if parser is _UNREACHABLE:
+            expires = entry.expires
+            return Refusal("robots_unreachable", None if expires is None
+                           else max(0.0, expires - self.clock.now()))
         if not parser.can_fetch(url, self.user_agent):
-            return False
+            return Refusal("robots_refused")
         asked = parser.crawl_delay(self.user_agent)
         if asked is not None and not float(asked) <= self.policy.max_crawl_delay:
             self.policy.counters.add("max_crawl_delay")
-            return False
+            return Refusal("robots_refused")
         return True
 
     def crawl_delay(self, url: str) -> float | None:
