@@ -106,9 +106,11 @@ def test_a_url_whose_robots_txt_was_cut_by_the_end_of_the_crawl_is_not_a_page(tm
         assert srv.counts["/x1"] == 1  # asked again, allowed (Disallow: /no/), fetched
 
 
-def _leaf_crawl(srv: HostileServer, *flags: str, n: int = 3) -> dict:
-    """The ``--json`` report of ``crawlab crawl`` of ``n`` pages of ``srv`` without links."""
-    cmd = [*CRAWLAB, "crawl", "--threads", "2", "--politeness", "0", "--json", *flags]
+def _leaf_crawl(srv: HostileServer, *flags: str, n: int = 3, command: str = "crawl") -> dict:
+    """The ``--json`` report of ``crawlab crawl`` (or ``bsp``) of ``n`` pages of ``srv``
+    without links."""
+    width = ["--threads", "2"] if command == "crawl" else ["--procs", "2", "--robots", "2"]
+    cmd = [*CRAWLAB, command, *width, "--politeness", "0", "--json", *flags]
     for i in range(n):
         cmd += ["--seed-url", f"{srv.url}/leaf/{i}"]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
@@ -117,14 +119,15 @@ def _leaf_crawl(srv: HostileServer, *flags: str, n: int = 3) -> dict:
     return json.loads(run.stdout)
 
 
-def test_urls_robots_txt_refuses_are_neither_pages_nor_coverage():
+@pytest.mark.parametrize("command", ["crawl", "bsp"])
+def test_urls_robots_txt_refuses_are_neither_pages_nor_coverage(command):
     """robots.txt disallows the whole site: nothing is fetched and the report says so. It said
     3 pages fetched (error "robots"), coverage 1.0 and stopped_by "exhausted", a complete crawl
-    with nothing fetched (found by an adversarial reading); and the refusals took the page
-    budget (``--max-pages 1``: stopped by "max-pages")."""
+    with nothing fetched (found by an adversarial reading), in both crawls; and the refusals
+    took the page budget (``--max-pages 1``: stopped by "max-pages")."""
     with HostileServer(robots="disallow-all") as srv:
-        report = _leaf_crawl(srv)
-        budgeted = _leaf_crawl(srv, "--max-pages", "1")
+        report = _leaf_crawl(srv, command=command)
+        budgeted = _leaf_crawl(srv, "--max-pages", "1", command=command)
         fetched = sum(n for path, n in srv.counts.items() if path != "/robots.txt")
     assert fetched == 0
     for r in (report, budgeted):
@@ -150,6 +153,18 @@ def test_a_site_whose_robots_txt_never_answers_is_asked_again_then_counted_unrea
     assert report["limits"]["robots_unreachable_seconds"] == 1 + retries
     assert report["limits"]["robots_retries"] == 1  # one site given up
     assert report["coverage"] == 0.0
+
+
+def test_bsp_gives_a_site_whose_robots_txt_does_not_answer_up_as_unreachable():
+    """The BSP crawl does not put a site off (its supersteps would spin until the site may
+    be asked again): its URLs are counted unreachable at once, not pages (they were 3 pages
+    of error "robots", coverage 1.0, "exhausted")."""
+    with HostileServer(robots="500") as srv:
+        report = _leaf_crawl(srv, command="bsp")
+        fetched = sum(n for path, n in srv.counts.items() if path != "/robots.txt")
+    assert fetched == 0 and report["pages_fetched"] == 0, report
+    assert report["robots_unreachable"] == 3 and report["robots_refused"] == 0, report
+    assert report["stopped_by"] == "nothing-fetchable" and report["coverage"] == 0.0, report
 
 
 @pytest.mark.parametrize("kind", ["monitor", "heap"])  # FIFO, and a priority frontier

@@ -178,6 +178,8 @@ class WorkerStep:
     claimed: int = 0
     limits: dict[str, int] = field(default_factory=dict)  # this superstep's policy counters
     cut: int = 0  # fetches cut by the end of the crawl (not pages; put back in the frontier)
+    # URLs robots.txt refused (not pages), by counter: robots_refused, robots_unreachable
+    refused: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -347,11 +349,15 @@ class Worker:
         errors: Counter[str] = Counter()
         owner = self.ownership.owner
         cut: list[tuple[str, float]] = []
+        refused: Counter[str] = Counter()
         for res in results:
             if res.error == faults.STOPPED:  # not a page: back into the frontier
                 self.fetched.discard(res.url)
                 cut.append((res.url, self.ledger.priority(res.url)
                             if self.ledger is not None else 0.0))
+                continue
+            if res.error in REFUSED:  # not a page either, nor asked again (still "fetched")
+                refused[res.error] += 1
                 continue
             step.pages.append(res.url)
             if res.error:
@@ -376,9 +382,11 @@ class Worker:
             step.page_messages += len(dests)
         step.errors = dict(errors)
         step.cut = len(cut)
+        step.refused = dict(refused)
         self._insert(cut)
         if self.s.keep_results:
-            step.results = [r for r in results if r.error != faults.STOPPED]
+            step.results = [r for r in results
+                            if r.error != faults.STOPPED and r.error not in REFUSED]
         return outbox, local
 
     def _apply(self, step: WorkerStep, inbox: list[Any]) -> None:
@@ -601,22 +609,35 @@ def snapshot_problem(snap: Any) -> str | None:
     return None
 
 
-def make_fetch(fetcher: Any, robots_allowed: Callable[[str], bool] | None = None,
+#: The errors of a URL robots.txt refused (:func:`make_fetch`): not pages, counted apart
+#: (the report's ``robots_refused`` and ``robots_unreachable``), as the threaded crawl does.
+REFUSED = ("robots_refused", "robots_unreachable")
+
+
+def make_fetch(fetcher: Any, robots_allowed: Callable[[str], Any] | None = None,
                politeness_wait: Callable[[str], Any] | None = None
                ) -> Callable[[str], FetchResult]:
     """The robots' fetch: robots.txt and politeness hooks (real sites), then the fetcher. A URL
     robots.txt refuses once the fetcher was cut (its ``stopped``: the robots.txt fetch itself
-    was cut) is cut too (:data:`~crawlers.page.faults.STOPPED`), not a page."""
+    was cut) is cut too (:data:`~crawlers.page.faults.STOPPED`), not a page; any other URL it
+    refuses is a result whose error is one of :data:`REFUSED` (the hook's
+    :class:`~crawlers.page.robots.Refusal` says which; a plain ``False`` is
+    ``robots_refused``), not a page. A site whose robots.txt did not answer is not asked again
+    in this superstep loop: the BSP crawl gives its URLs up as ``robots_unreachable`` at once
+    (the threaded crawl puts them off and asks again)."""
     if robots_allowed is None and politeness_wait is None:
         return fetcher.fetch
 
     def fetch(url: str) -> FetchResult:
-        if robots_allowed is not None and not robots_allowed(url):
+        why = True if robots_allowed is None else robots_allowed(url)
+        if not why:
             if getattr(fetcher, "stopped", False):  # robots.txt cut by the end of the crawl:
                 # no answer, so not a page (put back in the frontier; a resumed crawl asks
                 # again), as the threaded crawler counts it
                 return FetchResult(url=url, final_url=url, error=faults.STOPPED)
-            return FetchResult(url=url, final_url=url, error=faults.ROBOTS)
+            counter = getattr(why, "counter", REFUSED[0])
+            return FetchResult(url=url, final_url=url,
+                               error=counter if counter in REFUSED else REFUSED[0])
         if politeness_wait is not None:
             politeness_wait(url)
         return fetcher.fetch(url)

@@ -128,6 +128,9 @@ class BspReport:
     # fetches cut when the time slice or Ctrl-C ended the crawl (not pages), and each limit's
     # counter summed over the workers (crawlers.page.policy; empty for the simulated web)
     fetches_cut: int = 0
+    # URLs robots.txt refused (its rules, or the site's robots.txt did not answer): not pages
+    robots_refused: int = 0
+    robots_unreachable: int = 0
     limits: dict[str, int] = field(default_factory=dict)
     per_superstep: list[SuperstepRecord] = field(default_factory=list)
     fetched_urls: list[str] = field(default_factory=list, repr=False)
@@ -168,13 +171,14 @@ class Collector:
         self.claimed: dict[int, int] = {}  # rank -> URLs it claimed, as of its last report
         self.limits: Counter[str] = Counter()
         self.cut = 0
+        self.refused: Counter[str] = Counter()  # robots_refused, robots_unreachable
         self.guarded = False  # the web has a policy: report every limit's counter, 0s too
 
     def state(self) -> dict[str, Any]:
         """What a resumed crawl needs to report the whole crawl (for a journal snapshot)."""
         return {"records": self.records, "fetched": self.fetched, "errors": self.errors,
                 "per_worker": self.per_worker, "claimed": self.claimed,
-                "limits": self.limits, "cut": self.cut}
+                "limits": self.limits, "cut": self.cut, "refused": self.refused}
 
     def state_problem(self, state: Any) -> str | None:
         """What makes ``state`` unlike every :meth:`state` of a collector of this crawl
@@ -195,6 +199,7 @@ class Collector:
                 is_count(r) and r < self.procs and is_count(n) for r, n in v.items()),
             "limits": counts,
             "cut": is_count,
+            "refused": counts,
         }
         if not isinstance(state, dict):
             return f"the collector's state is a {type(state).__name__}, not a mapping"
@@ -213,6 +218,7 @@ class Collector:
         self.claimed = dict(state["claimed"])
         self.limits = Counter(state.get("limits", {}))
         self.cut = state.get("cut", 0)
+        self.refused = Counter(state["refused"])
         self.resumed = len(self.fetched)
 
     def start(self) -> None:
@@ -234,6 +240,7 @@ class Collector:
             self.errors.update(st.errors)
             self.limits.update(st.limits)
             self.cut += st.cut
+            self.refused.update(st.refused)
             if self.sink is not None and st.results is not None:
                 for res in st.results:
                     self.sink.page(res)
@@ -263,6 +270,10 @@ class Collector:
         r.overlap = overlap(n, unique)
         r.errors = dict(self.errors)
         r.fetches_cut = self.cut
+        r.robots_refused = self.refused["robots_refused"]
+        r.robots_unreachable = self.refused["robots_unreachable"]
+        if stopped_by == "exhausted" and not n and (r.robots_refused or r.robots_unreachable):
+            stopped_by = "nothing-fetchable"  # every URL refused: not a complete crawl
         if self.limits or self.guarded:
             r.limits = Counters(dict(self.limits)).as_dict()
         r.pages_per_second = (n - self.resumed) / seconds if seconds > 0 else 0.0

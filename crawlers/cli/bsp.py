@@ -270,6 +270,8 @@ def print_report(r) -> None:
         ("URLs sent L, overhead L/N", f"{r.urls_sent}, {r.communication_overhead:.3f}"),
         ("failures (remote / local)", f"{r.failures} / {r.local_failures}"),
         ("errors", ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "none"),
+        ("URLs robots.txt refused / unreachable (not pages)",
+         f"{r.robots_refused} / {r.robots_unreachable}"),
     ]
     rows.append(("fetches cut at the stop", str(r.fetches_cut)))
     if r.limits:
