@@ -43,7 +43,7 @@ LIFTED = {"fetch_seconds": "86400", "max_bytes": str(10**12), "max_redirects": "
           "max_segment_repeats": str(10**9), "max_query_params": str(10**9),
           "max_query_length": str(10**9), "max_pages_per_site": str(10**12),
           "robots_max_bytes": str(10**12), "robots_fetch_seconds": "86400",
-          "retry_after_cap": "0", "max_retries": "0"}
+          "max_crawl_delay": "86400", "retry_after_cap": "0", "max_retries": "0"}
 
 
 def _peak_run(cmd: list[str], timeout: float) -> tuple[int, bytes, bytes, float]:
