@@ -23,6 +23,7 @@ __all__ = [
     "MAX_LATENCY",
     "MAX_PAGES",
     "MAX_PROCS",
+    "MAX_RETRIES",
     "MAX_RUNS",
     "MAX_SECONDS",
     "MAX_SEED",
@@ -66,6 +67,10 @@ MAX_THREADS = 1024
 #: The most pages a journal groups into one commit (``crawl --commit-every``): they wait in
 #: memory until it.
 MAX_COMMIT_EVERY = 2**31 - 1
+
+#: The most times a limit lets one thing be tried again (``--max-retries``,
+#: ``--robots-retries``): each retry waits, so more would keep a crawl alive for ever.
+MAX_RETRIES = 1000
 
 #: The most worker processes of a BSP crawl (``bsp --procs``): each is a Python process.
 MAX_PROCS = 256

@@ -417,3 +417,33 @@ def test_crawl_output_is_on_disk_as_soon_as_each_call_returns(tmp_path):
             "http://a.test/ http://a.test/b\nhttp://a.test/ http://a.test/c\n")
     finally:
         out.close()
+
+
+def test_a_refusal_answered_after_the_crawl_stopped_is_a_refusal_not_a_cut_fetch():
+    """The robot asking robots.txt for page 1 gets its answer (a refusal) only once the crawl
+    has stopped at --max-pages, while the other robot fetched 0, 2, 4, ...: that stop cuts
+    nothing, so the URL is counted refused. It was counted as a fetch cut (any refusal
+    after any stop was), found by a second reading; a robots.txt fetch the stop itself cut
+    is still a cut (test_hostile_crawl)."""
+    from crawlers.page.robots import Refusal
+
+    class Chain:  # page n links to n+2; page 0 to 1 as well (refused)
+        def fetch(self, url: str) -> FetchResult:
+            n = int(url.rsplit("/", 1)[1])
+            return FetchResult(url=url, final_url=url, status=200,
+                               links=[f"http://a.test/{n + 2}"]
+                               + (["http://a.test/1"] if n == 0 else []))
+
+    crawler: Crawler | None = None
+
+    def robots(url: str):
+        if int(url.rsplit("/", 1)[1]) % 2 == 0:
+            return True
+        assert crawler is not None and crawler._stop.wait(timeout=60), "the crawl never stopped"
+        return Refusal("robots_refused")
+
+    crawler = Crawler(Chain(), frontier.create("monitor"), ["http://a.test/0"], threads=2,
+                      robots_allowed=robots)
+    r = crawler.run(max_pages=5)
+    assert r.stopped_by == "max-pages" and r.pages_fetched == 5
+    assert r.fetches_cut == 0 and r.robots_refused == 1, (r.fetches_cut, r.robots_refused)

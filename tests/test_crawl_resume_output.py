@@ -240,3 +240,20 @@ def test_an_output_file_that_is_a_fifo_is_refused_not_waited_on(command, name, t
     lines = done_.stderr.strip().splitlines()
     assert "Traceback" not in done_.stderr
     assert lines[-1].startswith(f"crawlab {command}: error: ") and "not a regular file" in lines[-1]
+
+
+def test_a_fifo_put_at_summary_json_during_the_crawl_is_replaced_not_waited_on(tmp_path):
+    """summary.json is written at the end: a FIFO made there meanwhile was opened and waited
+    on for ever. It is written beside and renamed over the name now. Bounded join."""
+    import os
+    import threading
+
+    sink = CrawlOutput(tmp_path)
+    os.mkfifo(tmp_path / "summary.json")
+    closing = threading.Thread(target=sink.close, args=({"pages": 0},), daemon=True)
+    closing.start()
+    closing.join(timeout=30)
+    assert not closing.is_alive(), "close() waited on the FIFO"
+    assert (tmp_path / "summary.json").is_file()
+    assert json.loads((tmp_path / "summary.json").read_text()) == {"pages": 0}
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".summary-")] == []

@@ -350,3 +350,16 @@ def test_scrapy_helper_checks_its_numbers(capsys, monkeypatch, flag, value):
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("python -m labs.scrapy_crawl: error:"), err
     assert flag in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("command", ["crawl", "bsp"])
+@pytest.mark.parametrize("flag", ["--robots-retries", "--max-retries"])
+def test_retry_counts_have_a_limit(capsys, no_crawl, command, flag):
+    """Each retry waits (robots.txt asked again after --robots-unreachable-seconds, a URL
+    after its Retry-After): a count without bound kept a crawl of a dead site alive for ever.
+    1000 is allowed; one more is refused, naming the flag."""
+    from crawlers.args import MAX_RETRIES
+
+    line = refused(capsys, [command, "--seed-url", "http://127.0.0.1:9/", flag,
+                            str(MAX_RETRIES + 1)], flag)
+    assert f"at most {MAX_RETRIES}" in line

@@ -100,6 +100,9 @@ def test_a_url_whose_robots_txt_was_cut_by_the_end_of_the_crawl_is_not_a_page(tm
         report = json.loads(first.stdout)
         assert report["pages_fetched"] == 0 and report["fetches_cut"] >= 1, report
         assert "robots" not in report["errors"], report["errors"]
+        # no answer is not an unreachable site either (it was counted as one, and retried)
+        assert report["robots_unreachable"] == 0, report
+        assert report["limits"]["robots_unreachable_seconds"] == 0, report["limits"]
         again = subprocess.run([*base, "--fetch-seconds", "1"], capture_output=True,
                                timeout=60)  # /x1 links to /drip, which never ends
         assert again.returncode == 0, again.stderr.decode()[-2000:]

@@ -618,20 +618,21 @@ def make_fetch(fetcher: Any, robots_allowed: Callable[[str], Any] | None = None,
                politeness_wait: Callable[[str], Any] | None = None
                ) -> Callable[[str], FetchResult]:
     """The robots' fetch: robots.txt and politeness hooks (real sites), then the fetcher. A URL
-    robots.txt refuses once the fetcher was cut (its ``stopped``: the robots.txt fetch itself
-    was cut) is cut too (:data:`~crawlers.page.faults.STOPPED`), not a page; any other URL it
+    whose robots.txt fetch the crawl's stop cut (the hook's refusal says ``robots_cut``) is cut
+    too (:data:`~crawlers.page.faults.STOPPED`), not a page; any other URL it
     refuses is a result whose error is one of :data:`REFUSED` (the hook's
     :class:`~crawlers.page.robots.Refusal` says which; a plain ``False`` is
-    ``robots_refused``), not a page. A site whose robots.txt did not answer is not asked again
-    in this superstep loop: the BSP crawl gives its URLs up as ``robots_unreachable`` at once
-    (the threaded crawl puts them off and asks again)."""
+    ``robots_refused``), not a page. A URL whose site's robots.txt did not answer is not put
+    off: the BSP crawl gives it up as ``robots_unreachable`` at once (its supersteps would spin
+    until the site may be asked again; the threaded crawl puts it off). A later URL of that
+    site, once the site may be asked again, asks again, up to ``policy.robots_retries``."""
     if robots_allowed is None and politeness_wait is None:
         return fetcher.fetch
 
     def fetch(url: str) -> FetchResult:
         why = True if robots_allowed is None else robots_allowed(url)
         if not why:
-            if getattr(fetcher, "stopped", False):  # robots.txt cut by the end of the crawl:
+            if getattr(why, "counter", None) == "robots_cut":  # robots.txt cut by the stop:
                 # no answer, so not a page (put back in the frontier; a resumed crawl asks
                 # again), as the threaded crawler counts it
                 return FetchResult(url=url, final_url=url, error=faults.STOPPED)

@@ -10,6 +10,7 @@ import argparse
 from crawlers.args import (
     MAX_LATENCY,
     MAX_PAGES,
+    MAX_RETRIES,
     MAX_SECONDS,
     MAX_SEED,
     at_most,
@@ -65,6 +66,8 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         default = defaults[limit.name]
         if isinstance(default, int):
             kind = non_negative_int if limit.name in MAY_BE_ZERO else positive_int
+            if limit.unit == "retries":  # each one waits: a huge count never ends the crawl
+                kind = at_most(kind, MAX_RETRIES, "each retry waits")
         else:  # seconds: at most a year, so that no wait overflows the clock
             kind = at_most(non_negative if limit.name in MAY_BE_ZERO else positive,
                            MAX_SECONDS, "a year")

@@ -387,9 +387,9 @@ class Crawler:
         why = True if self.robots_allowed is None else self.robots_allowed(url)
         if why:
             return True
-        if self._stop.is_set():  # robots.txt cut by the end of the crawl: no answer yet,
-            with self._work_lock:  # so not a page (a resumed crawl asks again)
-                self._cut += 1
+        if getattr(why, "counter", None) == "robots_cut":  # robots.txt cut by the end of
+            with self._work_lock:  # the crawl: no answer, so not a page (a resumed crawl asks
+                self._cut += 1  # again); a refusal after the stop is still a refusal
         else:
             self._refuse(url, why)  # not a page: no record, a resumed crawl asks again
         return False

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -102,8 +103,13 @@ class CrawlOutput:
     def close(self, summary: dict[str, Any] | None = None) -> None:
         """Close the files, writing ``summary.json`` first if given. Idempotent."""
         with self._write_lock:
-            if summary is not None:
-                (self.dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+            if summary is not None:  # a new file renamed over the name: a FIFO put there
+                # during the crawl is replaced, never opened (and waited on)
+                with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=self.dir,
+                                                 prefix=".summary-", delete=False) as f:
+                    f.write(json.dumps(summary, indent=2) + "\n")
+                os.chmod(f.name, 0o644)  # as any file the crawl writes, not the temp's 0600
+                os.replace(f.name, self.dir / "summary.json")
             for f in (self._pages, self._edges):
                 if not f.closed:
                     f.close()

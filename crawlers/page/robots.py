@@ -42,6 +42,7 @@ class _Rules:
 
 _DISALLOW_ALL = _Rules(allow=False)
 _UNREACHABLE = _Rules(allow=False)  # the same rules; the site's robots.txt did not answer
+_CUT = _Rules(allow=False)  # the same rules; the crawl's stop cut the robots.txt fetch
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,12 @@ class Refusal:
     as ``if not allowed(url)`` does.
 
     ``counter``: ``"robots_refused"`` (the rules disallow the URL, the site asks for a
-    Crawl-delay past ``policy.max_crawl_delay``, or its robots.txt could not be parsed) or
-    ``"robots_unreachable"`` (its robots.txt answered 5xx or nothing). ``retry_in``: for an
-    unreachable site still within ``policy.robots_retries``, the seconds until its robots.txt
-    may be asked again (the URL is to be put off, not given up); ``None``: final."""
+    Crawl-delay past ``policy.max_crawl_delay``, or its robots.txt could not be parsed),
+    ``"robots_unreachable"`` (its robots.txt answered 5xx or nothing) or ``"robots_cut"``
+    (the crawl's stop cut its robots.txt fetch: no answer, so a fetch cut, not a refusal).
+    ``retry_in``: for an unreachable site still within ``policy.robots_retries``, the seconds
+    until its robots.txt may be asked again (the URL is to be put off, not given up);
+    ``None``: final."""
 
     counter: str
     retry_in: float | None = None
@@ -144,6 +147,9 @@ class RobotsCache:
 
     def _load(self, robots_url: str, entry: _RobotsEntry) -> _Rules:
         status, text = self.fetcher.fetch_text(robots_url)
+        if status is None and getattr(self.fetcher, "stopped", False):
+            entry.expires = self.clock.now()  # cut by the crawl's stop: no answer, not counted
+            return _CUT  # as unreachable; whoever asks next (a resumed crawl) asks again
         if status is None or status >= 500:
             self.policy.counters.add("robots_unreachable_seconds")
             entry.failures += 1
@@ -172,6 +178,8 @@ class RobotsCache:
         entry = self._entry(url)
         parser = entry.parser
         assert parser is not None
+        if parser is _CUT:
+            return Refusal("robots_cut")
         if parser is _UNREACHABLE:
             expires = entry.expires
             return Refusal("robots_unreachable", None if expires is None
