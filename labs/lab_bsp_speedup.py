@@ -60,7 +60,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from crawlers.args import positive_int
+from crawlers.args import MAX_RUNS, at_most, positive_int
 from crawlers.bsp import BspConfig, run_bsp
 from crawlers.bsp.overhead import processes_overhead
 from crawlers.crawl.targets import WebOptions
@@ -109,7 +109,7 @@ def _extra(parser) -> None:
     parser.add_argument("--pages-dir", type=Path, default=None,
                         help="crawl this tree of .html files (one site, split by page-hash)")
     parser.add_argument("--no-mpi", action="store_true", help="skip the MPI backend")
-    parser.add_argument("--repeats", type=positive_int, default=None,
+    parser.add_argument("--repeats", type=at_most(positive_int, MAX_RUNS), default=None,
                         help="crawls of each kind, interleaved (default: 2 in --quick, 3)")
 
 

@@ -24,7 +24,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from crawlers.args import MAX_LATENCY, MAX_RUNS, at_most, positive, positive_int
+from crawlers.args import MAX_COMMIT_EVERY, MAX_LATENCY, MAX_RUNS, at_most, positive, positive_int
 from crawlers.crawl.crawler import Crawler
 from crawlers.crawl.journal import Journal
 from crawlers.web.simfetch import SimulatedFetcher
@@ -38,8 +38,8 @@ MODES = ("none", "per-page", "group")
 def _flags(parser) -> None:
     parser.add_argument("--latency", type=at_most(positive, MAX_LATENCY, "an hour"),
                         default=0.005, help="mean latency L (s)")
-    parser.add_argument("--group", type=positive_int, default=64, metavar="N",
-                        help="commit_every of the group-commit mode (default: 64)")
+    parser.add_argument("--group", type=at_most(positive_int, MAX_COMMIT_EVERY), default=64,
+                        metavar="N", help="commit_every of the group-commit mode (default: 64)")
     parser.add_argument("--runs", type=at_most(positive_int, MAX_RUNS), default=None,
                         help="runs per configuration (default: 3, 5 without --quick)")
 

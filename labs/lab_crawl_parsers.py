@@ -51,7 +51,7 @@ import time
 from pathlib import Path
 
 import frontier
-from crawlers.args import positive_int
+from crawlers.args import MAX_PAGES, MAX_RUNS, at_most, positive_int
 from crawlers.crawl.crawler import Crawler
 from crawlers.page import extract
 from crawlers.page.fetch import HttpFetcher
@@ -67,6 +67,7 @@ COMPARED = (1, 16)  # thread counts crawled once per round (the others once in a
 SCRAPY_CONCURRENCY = 16
 QUICK_PAGES, FULL_PAGES = 400, 1000
 BS4_QUICK_PAGES = 30  # bs4 takes about 0.1 s of CPU a page
+MAX_MIRRORS = 1000  # --mirrors at most: each mirror site is served on a port of its own
 BOOK = Path(__file__).resolve().parent.parent / "docs"
 
 
@@ -170,13 +171,13 @@ def scrapy_crawl(seeds: list[str], max_pages: int) -> dict | None:
 def _flags(parser) -> None:
     parser.add_argument("--site-dir", type=Path, default=None,
                         help="folder of HTML to serve (default: the course book's build)")
-    parser.add_argument("--mirrors", type=positive_int, default=None,
-                        help="serve the folder as this many sites (default: enough for the "
-                        "page limit, at least 4)")
-    parser.add_argument("--max-pages", type=positive_int, default=None,
+    parser.add_argument("--mirrors", type=at_most(positive_int, MAX_MIRRORS), default=None,
+                        help="serve the folder as this many sites, one port each (default: "
+                        f"enough for the page limit, at least 4; at most {MAX_MIRRORS})")
+    parser.add_argument("--max-pages", type=at_most(positive_int, MAX_PAGES), default=None,
                         help=f"page limit per crawl (default: {QUICK_PAGES} in --quick, else "
                         f"{FULL_PAGES}); bs4 gets at most {BS4_QUICK_PAGES} in --quick")
-    parser.add_argument("--rounds", type=positive_int, default=None,
+    parser.add_argument("--rounds", type=at_most(positive_int, MAX_RUNS), default=None,
                         help="rounds of crawlab at 1 and 16 threads and Scrapy, and of the "
                         "parse-ceiling comparison (default 3)")
     parser.add_argument("--interpreter", action="append", default=[], metavar="PYTHON",

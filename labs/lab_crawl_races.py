@@ -37,7 +37,7 @@ import sys
 import time
 
 import frontier
-from crawlers.args import MAX_CAPACITY, at_most, positive_int
+from crawlers.args import MAX_CAPACITY, MAX_RUNS, at_most, positive_int
 from crawlers.crawl.crawler import Crawler
 from crawlers.crawl.report import GroundTruth
 from crawlers.web.simfetch import SimulatedFetcher
@@ -140,8 +140,8 @@ def _flags(parser) -> None:
     parser.add_argument("--capacity", type=at_most(positive_int, MAX_CAPACITY),
                         default=frontier.DEFAULT_CAPACITY,
                         help=f"frontier capacity (default: the paper's 30, at most {MAX_CAPACITY})")
-    parser.add_argument("--reps", type=positive_int, default=None,
-                        help="crawls per point (default: 2, or 1 in --quick)")
+    parser.add_argument("--reps", type=at_most(positive_int, MAX_RUNS), default=None,
+                        help=f"crawls per point (default: 2, or 1 in --quick; at most {MAX_RUNS})")
 
 
 def main(argv=None) -> int:

@@ -101,10 +101,10 @@ def probe(python: str, free_threaded: bool) -> dict:
         raise LabError(f"{flag}: {python} cannot import crawlab: {last}")
     info = json.loads(lines[-1])
     if free_threaded and (not info["free_threaded_build"] or info["gil"]):
-        raise LabError(f"{python} is not a free-threaded build running without the GIL "
+        raise LabError(f"{flag}: {python} is not a free-threaded build running without the GIL "
                        f"(Python {info['python']}, GIL {'on' if info['gil'] else 'off'})")
     if not free_threaded and not info["gil"]:
-        raise LabError(f"{python} runs without the GIL: give a GIL build as --gil-python")
+        raise LabError(f"{flag}: {python} runs without the GIL: give a GIL build")
     return info
 
 

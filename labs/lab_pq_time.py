@@ -9,7 +9,7 @@ the median of the rounds with their min-max spread.
 
 from __future__ import annotations
 
-from crawlers.args import positive_int
+from crawlers.args import MAX_RUNS, at_most, positive_int
 from labs.harness import Lab, series, summarize
 from labs.plotstyle import runs_note
 from labs.pqbench import LABELS, heapq_supersteps, supersteps
@@ -52,7 +52,8 @@ def _medians(rows, key):
 
 def main(argv=None) -> int:
     lab = Lab("pq-time", __doc__, argv,
-              extra=lambda p: p.add_argument("--repeat", type=positive_int, default=None),
+              extra=lambda p: p.add_argument("--repeat", type=at_most(positive_int, MAX_RUNS),
+                                               default=None),
               replot=True)
     repeat = lab.args.repeat or 3
     big = 300_000 if lab.quick else 1_000_000

@@ -29,7 +29,7 @@ from pathlib import Path
 import lxml.etree
 import lxml.html
 
-from crawlers.args import OneLineParser, positive_int
+from crawlers.args import MAX_PAGES, MAX_THREADS, OneLineParser, at_most, positive_int
 from crawlers.page import extract
 from labs.harness import free_threaded_build, gil_enabled
 
@@ -85,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m labs.parse_ceiling", description=__doc__)
     parser.add_argument("--site-dir", type=Path, required=True)
     parser.add_argument("--seed", action="append", required=True)
-    parser.add_argument("--threads", type=positive_int, default=16)
-    parser.add_argument("--max-pages", type=positive_int, default=None)
+    parser.add_argument("--threads", type=at_most(positive_int, MAX_THREADS), default=16)
+    parser.add_argument("--max-pages", type=at_most(positive_int, MAX_PAGES), default=None)
     args = parser.parse_args(argv)
     if not args.site_dir.is_dir():
         parser.error(f"no such directory: {args.site_dir}")

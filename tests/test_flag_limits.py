@@ -17,9 +17,12 @@ import pytest
 
 from crawlers.args import (
     MAX_CAPACITY,
+    MAX_COMMIT_EVERY,
     MAX_PAGES,
+    MAX_RUNS,
     MAX_SECONDS,
     MAX_SEED,
+    MAX_THREADS,
     at_most,
     non_negative,
     positive,
@@ -316,6 +319,51 @@ def test_gil_python_that_is_not_python(capsys, tmp_path, lab):
     line = refused(capsys, ["lab", lab, "--quick", "--out", str(tmp_path), "--gil-python", true,
                             "--free-threaded-python", sys.executable], "--gil-python")
     assert "is not a Python interpreter" in line
+
+
+@pytest.mark.parametrize("lab", ["scaling", "gil-side-by-side"])
+def test_free_threaded_python_with_a_gil_names_its_flag(capsys, tmp_path, lab):
+    """A GIL build given as the free-threaded one was refused without naming the flag."""
+    import sysconfig
+
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        pytest.skip("this interpreter is free-threaded: it is not a GIL build to give")
+    line = refused(capsys, ["lab", lab, "--quick", "--out", str(tmp_path),
+                            "--free-threaded-python", sys.executable], "--free-threaded-python")
+    assert "is not a free-threaded build" in line
+
+
+@pytest.mark.parametrize("lab, flag, limit", [
+    ("crawl-races", "--reps", MAX_RUNS), ("crawl-durability", "--group", MAX_COMMIT_EVERY),
+    ("crawl-parsers", "--mirrors", 1000), ("crawl-parsers", "--max-pages", MAX_PAGES),
+    ("crawl-parsers", "--rounds", MAX_RUNS), ("pq-time", "--repeat", MAX_RUNS),
+    ("bsp-speedup", "--repeats", MAX_RUNS),
+])
+def test_a_labs_counts_have_a_limit(capsys, monkeypatch, tmp_path, lab, flag, limit):
+    """These counts took any positive integer: a run that never ends, or a port per mirror
+    past what the machine has. Each is refused in parsing, before any work (the harness's
+    first step after parsing fails the test instead of starting it)."""
+    import labs.harness
+
+    monkeypatch.setattr(labs.harness, "machine", _started)
+    line = refused(capsys, ["lab", lab, "--quick", "--out", str(tmp_path), flag,
+                            str(limit + 1)], flag)
+    assert f"at most {limit}" in line
+
+
+@pytest.mark.parametrize("flag, limit", [("--threads", MAX_THREADS), ("--max-pages", MAX_PAGES)])
+def test_parse_ceiling_counts_have_a_limit(capsys, monkeypatch, tmp_path, flag, limit):
+    import labs.lab_crawl_parsers
+    from labs import parse_ceiling
+
+    monkeypatch.setattr(labs.lab_crawl_parsers, "our_crawl", _started)
+
+    with pytest.raises(SystemExit) as exit_:
+        parse_ceiling.main(["--site-dir", str(tmp_path), "--seed", "http://127.0.0.1:1/",
+                            flag, str(limit + 1)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and flag in err[0] and f"at most {limit}" in err[0]
 
 
 @pytest.mark.parametrize("value", ["0", "1", "100000"])

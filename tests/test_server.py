@@ -138,6 +138,32 @@ def test_port_in_use_is_a_server_error():
             WebServer(web, port_base=port, mode="process").start()
 
 
+def _few_files() -> None:
+    """In the child before exec: at most 200 open files (``ulimit -n 200``)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200))
+
+
+@pytest.mark.parametrize("command", [
+    ["crawl", "--max-pages", "5", "--json"],
+    ["bsp", "--max-pages", "5", "--json"],
+    ["serve"],
+])
+def test_more_sites_than_open_files_is_one_line(command):
+    """A served web holds one listening socket per site: with more sites than the process may
+    open files, asyncio skipped the socket it could not create and the server's start-up died
+    on an IndexError (a traceback; under ``crawlab bsp`` a second one, exit 1). Now: one line
+    naming the site and the limit, exit 2, in every command that serves a web."""
+    out = subprocess.run(
+        [sys.executable, "-m", "crawlers", *command, "--pages", "300", "--sites", "300"],
+        capture_output=True, text=True, timeout=120, preexec_fn=_few_files)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr and len(lines) == 1, out.stderr
+    assert "of 300 (one port per site)" in lines[0] and "(200, ulimit -n)" in lines[0]
+
+
 def test_unknown_directory_is_a_server_error(tmp_path):
     with pytest.raises(ServerError, match="unknown directory"):
         WebServer(dirs=[str(tmp_path / "nope")])

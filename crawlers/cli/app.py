@@ -97,6 +97,7 @@ def _terminate_is_interrupt() -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``crawlab`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     import frontier
+    from crawlers.web.server import ServerError
     from labs.harness import LabError
 
     parser = build_parser()
@@ -117,6 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that the interpreter's last flush is quiet
         return 141  # as a shell reports a process ended by SIGPIPE
+    except ServerError as exc:  # the served web could not start: no port, no socket left
+        print(f"crawlab {args.command}: error: the served web did not start: {exc}",
+              file=sys.stderr)
+        return EXIT_USAGE
     except OSError as exc:  # a file it was told to write is a folder, the disk is full ...
         where = f": {exc.filename}" if exc.filename else ""
         print(f"crawlab {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)

@@ -24,12 +24,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import mimetypes
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - not Unix
+    resource = None  # type: ignore[assignment]
 
 from crawlers.page.clock import LatencyModel
 from crawlers.page.faults import CHAIN_LENGTH, OVERSIZE_BYTES, Fault, FaultPlan, fault_in_path
@@ -43,6 +49,16 @@ _REASONS = {200: "OK", 301: "Moved Permanently", 302: "Found", 400: "Bad Request
             429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}
 _MAX_HEAD = 16384
 _CHUNK = 65536
+
+
+def open_file_limit() -> str:
+    """The process's open-file limit, said for an error (``ulimit -n``): each served site
+    holds one listening socket, so a web of more sites than that cannot be served."""
+    try:  # resource is imported with the module: no file can be opened here, a .so neither
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - not Unix
+        return "the open-file limit is reached"
+    return f"the open-file limit ({soft}, ulimit -n) is reached"
 
 
 @dataclass
@@ -297,6 +313,9 @@ class LabServer:
                     self._connection_handler(site), HOST, port, backlog=self.config.backlog,
                     limit=_MAX_HEAD)
                 self._servers.append(server)
+                if not server.sockets:  # asyncio skips a socket it cannot create (EMFILE)
+                    raise OSError(errno.EMFILE, f"no socket for site {site.index + 1} of "
+                                  f"{len(self.sites)} (one port per site): {open_file_limit()}")
                 ports.append(server.sockets[0].getsockname()[1])
                 site.origin = f"http://{HOST}:{ports[-1]}"
         except OSError:

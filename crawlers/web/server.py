@@ -17,6 +17,7 @@ The command line ``crawlab serve`` is :mod:`crawlers.cli.serve`.
 from __future__ import annotations
 
 import asyncio
+import errno
 import multiprocessing
 import os
 import random
@@ -120,6 +121,8 @@ def free_port_base(n: int, tries: int = 50, rng: random.Random | None = None) ->
 def describe_os_error(exc: OSError, config: ServerConfig) -> str:
     if exc.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
         return f"port in use (port base {config.port_base}): {exc.strerror}"
+    if exc.errno == errno.EMFILE:  # LabServer.start says which site and the limit
+        return exc.strerror or str(exc)
     return str(exc)
 
 
