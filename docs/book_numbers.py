@@ -1283,7 +1283,7 @@ FT_NO_TAIL = "lockfree, get reads no tail"  # labs.lockfree_handles.NO_TAIL
 FT_BASELINES = (*FB_BASELINES, FT_LINKED,
                 "lockfree, one per thread", FT_HANDLED, FT_NO_TAIL,
                 FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT, FT_SLICED_SHARED)
-FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(17))
+FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(19))
 """The other runs of frontier-bench kept beside free-threaded/frontier-bench: run-0 a first run
 of the same command on 2026-11-26, run-1 to run-5 quick ones, run-6 and run-7 full ones late
 that day (run-7 the main run before the shared-object baseline was added beside sliced), run-8
@@ -1291,10 +1291,12 @@ to run-11 the main runs before run-15 (run-9 the last before sliced had handles,
 run-10 the first with them), run-12 a full run of the same command on 2026-11-27 at the commit
 before lockfree's handle diagnostics were added, made to look, not declared as the main run, and
 run-13 and run-14 two more made after run-15, with them, kept whatever they showed; run-15 the
-main run before the present one, which has 15 rounds (--rounds 15) where every earlier run has
-5; run-16 the same command as the present one, run after it, kept whatever it showed."""
-FT_BEFORE = "free-threaded/repeats/run-15/frontier-bench"  # the main run before the present one
-FT_AGAIN = "free-threaded/repeats/run-16/frontier-bench"  # the same command run after it
+main run before run-17, with 15 rounds (--rounds 15) where every earlier run has 5; run-16 the
+same command as run-17, run after it; run-17 the main run before the present one (its machine
+an AMD EPYC); run-18 the same command as the present one (declared a day after run-17, and made
+on another machine, an Intel Xeon), run after it, kept whatever it showed."""
+FT_BEFORE = "free-threaded/repeats/run-17/frontier-bench"  # the main run before the present one
+FT_AGAIN = "free-threaded/repeats/run-18/frontier-bench"  # the same command run after it
 APART = 0.15  # two full runs of the lab at different times should agree within this share
 DAY = 24.0  # hours: the goal asks two runs at least this far apart to agree within APART
 
@@ -1443,38 +1445,88 @@ def _ft_again(main: Rows, later: Rows) -> str:
                      "command), made {hours} hours later")
 
 
-def _ft_day(now: Rows, before: Rows, later: Rows) -> str:
-    """The goal's stability check: whether two of the runs compared above (the main run, the
-    one it replaced, the run after it; scaling.csv) are a day (:data:`DAY`) or more apart, and
-    if so whether the ceiling, ``lockfree``'s and ``sliced``'s shares agree within
-    :data:`APART`; until then it says the check is not made, and how far apart the runs are."""
-    apart = [(abs(_hours_between(other[0]["date"], now[0]["date"])), other, name)
-             for other, name in ((before, "the main run it replaced"),
-                                 (later, f"the run after it ({_run_name(FT_AGAIN)})"))]
-    far = [p for p in apart if p[0] >= DAY]
-    if not far:
-        return ("not made yet: the runs compared above are "
-                + " and ".join(f"{_f(h, 1)}" for h, _, _ in apart)
-                + f" hours apart, less than a day ({DAY:.0f} hours). The next main run is the "
-                "first made a day or more after the run above; it is named before it is made "
-                "and kept whatever it shows, and the check then compares the two")
-    hours, other, name = max(far, key=lambda p: p[0])
-    earlier, newer = (other, now) if other[0]["date"] <= now[0]["date"] else (now, other)
+def _ft_day(now: Rows, *repeats: Rows) -> str:
+    """The goal's stability check, made on one machine: the present main run (scaling.csv)
+    beside the latest of :data:`FT_REPEATS` (``repeats``, in that order) that ran the same
+    command (as many rounds) on a machine with the same CPU and cores, :data:`DAY` hours or
+    more before it; whether the ceiling, ``lockfree``'s and ``sliced``'s shares agree within
+    :data:`APART`. Until such a run exists the check is not made, and says why; the main run it
+    replaced (:data:`FT_BEFORE`), when a day or more before it on another machine, is compared
+    as well, as a comparison of machines."""
+    named = dict(zip((where for where, _ in FT_REPEATS), repeats, strict=True))
+    machine = _machine(now)
+    same = [(where, run) for where, run in named.items()
+            if _machine(run) == machine and _rounds(run) == _rounds(now)
+            and _hours_between(run[0]["date"], now[0]["date"]) >= DAY]
+    if same:
+        where, run = max(same, key=lambda p: p[1][0]["date"])
+        return (f"made on one machine ({machine}): the run above and {_run_name(where)} "
+                f"({_rounds(run)} rounds each) are "
+                f"{_f(_hours_between(run[0]['date'], now[0]['date']), 1)} hours apart; "
+                + _agreement(run, now))
+    text = (f"not made yet on one machine: no run of the same command ({_rounds(now)} rounds) "
+            f"on {machine} was made a day ({DAY:.0f} hours) or more before the run above. The "
+            "next main run is the first made a day or more after it; it is named before it is "
+            "made and kept whatever it shows, and the check compares it with the latest such "
+            "run on its own machine")
+    before = named[FT_BEFORE]
+    hours = _hours_between(before[0]["date"], now[0]["date"])
+    if _machine(before) != machine and hours >= DAY:
+        text += (f". Across machines, the run above and the main run it replaced "
+                 f"({_run_name(FT_BEFORE)}, on {_machine(before)}, {_f(hours, 1)} hours "
+                 f"earlier): " + _agreement(before, now))
+    return text
+
+
+def _ft_machines(now: Rows, before: Rows) -> str:
+    """The main run beside the main run it replaced (scaling.csv of both), by machine: each
+    one's CPU, the shares of the two baselines that only share one atomic reference
+    (:data:`FT_SHARED_READ`, :data:`FT_SHARED_CAS`) and of ``lockfree`` and ``sliced``, and
+    what share of its earlier reading each kept."""
+    a, b = ({r["frontier"]: r for r in run} for run in (before, now))
+    names = (FT_SHARED_READ, FT_SHARED_CAS, "lockfree", "sliced")
+
+    def share(rows: dict[str, dict[str, str]], n: str) -> float:
+        return float(rows[n]["of_ceiling"])
+    if _machine(before) == _machine(now):
+        return (f"both were made on {_machine(now)}: what moved between them is not the "
+                "machine's")
+    return (f"on {_machine(before)} ({_run_name(FT_BEFORE)}) and {_machine(now)} (the run "
+            "above), the shares of the ceiling read: "
+            + "; ".join(f"``{n}`` {_f(share(a, n))} and {_f(share(b, n))} (it kept "
+                        f"{_f(share(b, n) / share(a, n))} of its share)" for n in names))
+
+
+def _machine(run: Rows) -> str:
+    """``AMD EPYC (2 cores)``: a run's CPU and cores, as its machine stamp says."""
+    return f"{run[0]['machine_cpu']} ({run[0]['machine_cores']} cores)"
+
+
+def _agreement(earlier: Rows, newer: Rows) -> str:
+    """Whether two runs (scaling.csv) agree within :data:`APART` on the ceiling, ``lockfree``'s
+    and ``sliced``'s shares: the most any moved, or each that moved beyond it."""
     a, b = ({r["frontier"]: r for r in run} for run in (earlier, newer))
     moved = {label: abs(float(b[n][k]) - float(a[n][k])) / float(a[n][k])
              for label, n, k in (("the ceiling", FT_CEILING, "median"),
                                  ("``lockfree``'s share", "lockfree", "of_ceiling"),
                                  ("``sliced``'s share", "sliced", "of_ceiling"))}
     beyond = [f"{label} moved {m:.0%}" for label, m in moved.items() if m > APART]
-    return (f"made: the run above and {name} are {_f(hours, 1)} hours apart; "
-            + (f"they agree within {APART:.0%} on the ceiling and both shares (the most any "
-               f"moved: {max(moved.values()):.0%})" if not beyond else
-               f"they do not agree within {APART:.0%}: {', '.join(beyond)}"))
+    return (f"they agree within {APART:.0%} on the ceiling and both shares (the most any "
+            f"moved: {max(moved.values()):.0%})" if not beyond else
+            f"they do not agree within {APART:.0%}: {', '.join(beyond)}")
 
 
 def _run_name(where: str) -> str:
     """``run-16`` for ``free-threaded/repeats/run-16/frontier-bench``."""
     return f"``{where.split('/')[-2]}``"
+
+
+def _machines(before: Rows, now: Rows) -> str:
+    """``; on an AMD EPYC, then an Intel Xeon`` when two runs' machines have different CPUs
+    (their ``machine_cpu`` and ``machine_cores``), else nothing: a comparison across machines
+    measures the machines as well as the runs."""
+    return ("" if _machine(before) == _machine(now) else
+            f"; on {_machine(before)}, then {_machine(now)}")
 
 
 def _two_runs(now: Rows, before: Rows, lead: str) -> str:
@@ -1506,7 +1558,7 @@ def _two_runs(now: Rows, before: Rows, lead: str) -> str:
                  <= max(float(a[n]["of_ceiling"]), float(b[n]["of_ceiling"]))]
     return (lead.format(hours=_f(hours, 1)) + f" ({_rounds(before)} and {_rounds(now)} "
             f"rounds, 1-minute loads {before[0]['machine_load_1min']} and "
-            f"{now[0]['machine_load_1min']}): the "
+            f"{now[0]['machine_load_1min']}{_machines(before, now)}): the "
             f"ceiling read {one(FT_CEILING, 'median', 'x')}; ``lockfree``'s share "
             f"{one('lockfree')}; ``sliced``'s {sliced}; of the other "
             f"{len(others)} frontiers' shares, {len(agree)} agree within {APART:.0%}"
@@ -1979,8 +2031,12 @@ NUMBERS = [
            "the main run beside the same command run after it: agreement within 15%",
            more=((FT_AGAIN, "scaling"),)),
     Number("ft_day", "free-threaded/frontier-bench", "scaling", _ft_day,
-           "the goal's stability check: two runs a day apart agree within 15%, or not made yet",
-           more=((FT_BEFORE, "scaling"), (FT_AGAIN, "scaling"))),
+           "the goal's stability check: two runs a day apart on one machine agree within 15%, "
+           "or not made yet",
+           more=FT_REPEATS),
+    Number("ft_machines", "free-threaded/frontier-bench", "scaling", _ft_machines,
+           "the sharing baselines, lockfree and sliced on the machines of the last two main "
+           "runs, no GIL", more=((FT_BEFORE, "scaling"),)),
     Number("ft_shared_ref", "free-threaded/frontier-bench", "scaling", _ft_shared_ref,
            "one shared AtomicRef read, and read and CASed, by two threads, no GIL"),
     Number("ft_lf_handles", "free-threaded/frontier-bench", "scaling", _ft_lf_handles,

@@ -464,7 +464,8 @@ def test_the_run_after_the_main_run_is_compared_with_it(book_numbers, tmp_path):
     _set_run(main, "2026-11-27T10:00:00Z", "0.70")
     _set_run(later, "2026-11-28T10:30:00Z", "0.78")
     text = book_numbers.values(copy)["ft_again"]
-    assert "(``run-16``, the same command), made 24.5 hours later" in text
+    assert (f"({book_numbers._run_name(book_numbers.FT_AGAIN)}, the same command), made 24.5 "
+            "hours later") in text
     assert "``lockfree``'s share 0.70 then 0.78 (11% apart: within 15%)" in text
     assert "``lockfree``'s goal of 0.74 lies between its two readings" in text
     _set_run(later, "2026-11-28T10:30:00Z", "0.72")
@@ -575,32 +576,71 @@ def test_lockfree_handle_rows_are_read_over_the_runs_that_measured_them(
             f"{reached[0]}, {reached[1]} and {reached[2]} respectively") in text
 
 
-def test_the_day_apart_check_is_made_only_from_runs_a_day_apart(book_numbers, tmp_path):
-    """ft_day says "not made yet" while the runs compared are less than 24 hours apart (the
-    hours read from their own dates), and once two are a day apart, whether they agree within
-    15%, naming what moved beyond it."""
+def test_the_day_apart_check_is_made_on_one_machine(book_numbers, tmp_path):
+    """ft_day compares the main run with the latest run of the same command (as many rounds)
+    on a machine with the same CPU and cores a day or more before it: "not made yet" while
+    there is none (the hours and machines read from the runs' own rows), then whether the two
+    agree within 15%, naming what moved beyond it. The main run it replaced, on another
+    machine a day before, is compared apart, as machines."""
     copy = tmp_path / "results"
     shutil.copytree(RESULTS, copy)
     now = copy / "free-threaded" / "frontier-bench" / "scaling.csv"
     before = copy / book_numbers.FT_BEFORE / "scaling.csv"
-    later = copy / book_numbers.FT_AGAIN / "scaling.csv"
+    other = copy / book_numbers.FT_AGAIN / "scaling.csv"  # any kept run will do
+    repeats = [copy / where / "scaling.csv" for where, _ in book_numbers.FT_REPEATS]
 
-    def same_rest(row):  # the ceiling and sliced's share alike in all three runs
-        if row["frontier"] == book_numbers.FT_CEILING:
-            row["median"] = "1.80"
-        if row["frontier"] == "sliced":
-            row["of_ceiling"] = "1.00"
-    for path in (now, before, later):
-        _rewrite(path, same_rest)
-    _set_run(before, "2026-11-27T00:00:00Z", "0.70")
-    _set_run(now, "2026-11-27T23:00:00Z", "0.76")
-    _set_run(later, "2026-11-27T23:30:00Z", "0.76")
-    text = book_numbers.values(copy)["ft_day"]
-    assert text.startswith("not made yet: the runs compared above are 23.0 and 0.5 hours")
+    def on(cpu, rounds="15"):
+        def change(row):
+            row["machine_cpu"], row["machine_cores"], row["rounds"] = cpu, "2", rounds
+            if row["frontier"] == book_numbers.FT_CEILING:
+                row["median"] = "1.80"
+            if row["frontier"] == "sliced":
+                row["of_ceiling"] = "1.00"
+        return change
+    for path in repeats:
+        _rewrite(path, on("Old CPU"))
+    _rewrite(now, on("New CPU"))
+    _rewrite(other, on("New CPU"))
     _set_run(now, "2026-11-28T01:00:00Z", "0.76")
+    _set_run(before, "2026-11-27T00:00:00Z", "0.40")
+    _set_run(other, "2026-11-27T02:00:00Z", "0.70")  # 23 hours before: not a day
     text = book_numbers.values(copy)["ft_day"]
-    assert text.startswith("made: the run above and the main run it replaced are 25.0 hours")
-    assert "they agree within 15%" in text
+    assert text.startswith("not made yet on one machine: no run of the same command (15 rounds) "
+                           "on New CPU (2 cores) was made a day")
+    assert ("Across machines, the run above and the main run it replaced "
+            f"({book_numbers._run_name(book_numbers.FT_BEFORE)}, on Old CPU (2 cores), 25.0 "
+            "hours earlier): they do not agree within 15%: ``lockfree``'s share moved 90%"
+            ) in text
+    _rewrite(other, on("New CPU", rounds="5"))
+    _set_run(other, "2026-11-27T00:30:00Z", "0.70")  # a day before, another command
+    assert book_numbers.values(copy)["ft_day"].startswith("not made yet on one machine")
+    _rewrite(other, on("New CPU"))
+    older = repeats[0]  # on the same machine too, but earlier: the latest is compared
+    _rewrite(older, on("New CPU"))
+    _set_run(older, "2026-11-20T00:00:00Z", "0.10")
+    text = book_numbers.values(copy)["ft_day"]
+    name = book_numbers._run_name(book_numbers.FT_AGAIN)
+    assert text.startswith(f"made on one machine (New CPU (2 cores)): the run above and {name} "
+                           "(15 rounds each) are 24.5 hours apart; they agree within 15%")
+    assert "Across machines" not in text
     _set_run(now, "2026-11-28T01:00:00Z", "0.90")  # 0.70 -> 0.90: 29%
     text = book_numbers.values(copy)["ft_day"]
     assert "they do not agree within 15%: ``lockfree``'s share moved 29%" in text
+
+
+def test_the_machines_of_two_main_runs_are_compared_from_their_rows(book_numbers, tmp_path):
+    """ft_machines names both runs' CPUs and what share each row kept, or says the two runs
+    were made on one machine."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    now = copy / "free-threaded" / "frontier-bench" / "scaling.csv"
+    before = copy / book_numbers.FT_BEFORE / "scaling.csv"
+    _rewrite(now, lambda r: r.update(machine_cpu="New CPU"))
+    _rewrite(before, lambda r: r.update(machine_cpu="Old CPU"))
+    _set_run(before, "2026-11-27T00:00:00Z", "0.80")
+    _set_run(now, "2026-11-28T01:00:00Z", "0.40")
+    text = book_numbers.values(copy)["ft_machines"]
+    assert text.startswith("on Old CPU (2 cores) (") and "and New CPU (2 cores) (the run" in text
+    assert "``lockfree`` 0.80 and 0.40 (it kept 0.50 of its share)" in text
+    _rewrite(now, lambda r: r.update(machine_cpu="Old CPU"))
+    assert book_numbers.values(copy)["ft_machines"].startswith("both were made on Old CPU")
