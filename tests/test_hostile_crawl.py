@@ -170,6 +170,17 @@ def test_bsp_gives_a_site_whose_robots_txt_does_not_answer_up_as_unreachable():
     assert report["stopped_by"] == "nothing-fetchable" and report["coverage"] == 0.0, report
 
 
+def test_urls_still_put_off_when_the_crawl_stops_are_in_its_report():
+    """A time slice ends while the site's URLs wait for its robots.txt to be asked again: the
+    report counts them put off. They were in no count: 0 pages, 0 refused, 0 unreachable, as
+    if the site had nothing to crawl."""
+    with HostileServer(robots="500") as srv:
+        report = _leaf_crawl(srv, "--robots-unreachable-seconds", "3600", "--seconds", "1.5")
+    assert report["stopped_by"] == "time" and report["pages_fetched"] == 0, report
+    assert report["robots_put_off"] == 3, report
+    assert report["robots_refused"] == report["robots_unreachable"] == 0, report
+
+
 @pytest.mark.parametrize("kind", ["monitor", "heap"])  # FIFO, and a priority frontier
 def test_one_503_on_robots_txt_puts_the_sites_urls_off_instead_of_dropping_them(kind):
     """robots.txt answers 503 once, then 200: the URLs taken meanwhile wait for it to be asked

@@ -329,8 +329,8 @@ def print_report(r) -> None:
         ("pages per thread", " ".join(map(str, r.pages_per_thread))),
         ("errors", ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "none"),
         ("URLs spilled / dropped / lost", f"{r.urls_spilled} / {r.urls_dropped} / {r.urls_lost}"),
-        ("URLs robots.txt refused / unreachable (not pages)",
-         f"{r.robots_refused} / {r.robots_unreachable}"),
+        ("URLs robots.txt refused / unreachable / put off (not pages)",
+         f"{r.robots_refused} / {r.robots_unreachable} / {r.robots_put_off}"),
         ("visited-set races", str(r.visited_races)),
     ]
     if r.refetch_bound is not None:

@@ -701,6 +701,7 @@ class Crawler:
                 threads_unjoined=self._unjoined,
                 robots_refused=self._refused["robots_refused"],
                 robots_unreachable=self._refused["robots_unreachable"],
+                robots_put_off=len(self._later),
                 limits={} if self.counters is None else self.counters.as_dict(),
             )
             fetched = list(self._fetched) if final else []

@@ -117,6 +117,10 @@ class CrawlReport:
     # "nothing-fetchable", never "exhausted".
     robots_refused: int = 0
     robots_unreachable: int = 0
+    # URLs put off because their site's robots.txt did not answer yet, still waiting for it to
+    # be asked again when the crawl stopped (a time slice, Ctrl-C): neither fetched nor given
+    # up; a --state crawl keeps them pending, and its resume takes them up
+    robots_put_off: int = 0
     limits: dict[str, int] = field(default_factory=dict)
     frontier_stats: dict[str, int] = field(default_factory=dict)
     timeline: list[tuple[float, str]] = field(default_factory=list, repr=False)
