@@ -27,6 +27,7 @@ import contextlib
 import errno
 import mimetypes
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,46 @@ def open_file_limit() -> str:
     except (AttributeError, OSError, ValueError):  # pragma: no cover - not Unix
         return "the open-file limit is reached"
     return f"the open-file limit ({soft}, ulimit -n) is reached"
+
+
+FILES_PER_SITE = 2  # a served site's listening socket and at least one connection to it
+FILES_SPARE = 32  # the process's own files: the interpreter, its pipes, logs, a few more
+
+
+def room_for(n_sites: int) -> None:
+    """Raise this process's soft open-file limit to its hard limit if need be, then
+    :class:`OSError` (EMFILE, one line) unless ``n_sites`` sites fit: a listening socket and a
+    connection each, and :data:`FILES_SPARE`. Without that room the server binds every port,
+    then cannot accept a connection, and asyncio logged a traceback at every retry."""
+    if resource is None:  # pragma: no cover - not Unix
+        return
+    need = FILES_PER_SITE * n_sites + FILES_SPARE
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < need:
+        with contextlib.suppress(OSError, ValueError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    if soft != resource.RLIM_INFINITY and soft < need:
+        raise OSError(errno.EMFILE, f"a served web of {n_sites} sites needs {need} open files "
+                      f"(a listening socket and a connection per site); the open-file limit is "
+                      f"{soft} (ulimit -n)")
+
+
+def _quiet_about_files(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    """The server loop's exception handler: a connection that could not be accepted for want
+    of files is said once, in one line (asyncio retries the accept a second later, and its
+    default handler printed a traceback at every retry, one per site); the rest as asyncio
+    says it."""
+    exc = context.get("exception")
+    if "_start_serving" in repr(context.get("handle")) and isinstance(exc, (OSError, ValueError)):
+        return  # the accept retry of a listener closed meanwhile (asyncio does not cancel it)
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+        if not getattr(loop, "_crawlab_said_files", False):
+            loop._crawlab_said_files = True  # type: ignore[attr-defined]
+            print(f"crawlab server: a connection waits: {open_file_limit()}", file=sys.stderr,
+                  flush=True)
+        return
+    loop.default_exception_handler(context)
 
 
 @dataclass
@@ -306,6 +347,8 @@ class LabServer:
     async def start(self) -> list[int]:
         """Bind one listening socket per site on 127.0.0.1; return the ports in site order."""
         ports: list[int] = []
+        room_for(len(self.sites))
+        asyncio.get_running_loop().set_exception_handler(_quiet_about_files)
         try:
             for site in self.sites:
                 port = 0 if self.config.port_base is None else self.config.port_base + site.index
