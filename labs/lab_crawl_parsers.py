@@ -214,6 +214,10 @@ def main(argv=None) -> int:
         site = find_site(lab.args.site_dir, Path(scratch))
         n_html = len(list(site.rglob("*.html")))
         mirrors = lab.args.mirrors or mirrors_for(max_pages, n_html)
+        if mirrors > MAX_MIRRORS:  # the default grows with --max-pages: the same limit
+            raise LabError(f"--max-pages {max_pages}: {n_html} .html files would be served as "
+                           f"{mirrors} mirror sites, more than {MAX_MIRRORS} (one port each); "
+                           "give a smaller --max-pages, a larger --site-dir or --mirrors")
         print(f"# site: {site} ({n_html} .html files) served as {mirrors} mirror sites; "
               f"page limit {limits}; {rounds} rounds of crawlab at {COMPARED} threads and "
               "Scrapy")

@@ -447,3 +447,22 @@ def test_a_refusal_answered_after_the_crawl_stopped_is_a_refusal_not_a_cut_fetch
     r = crawler.run(max_pages=5)
     assert r.stopped_by == "max-pages" and r.pages_fetched == 5
     assert r.fetches_cut == 0 and r.robots_refused == 1, (r.fetches_cut, r.robots_refused)
+
+
+@pytest.mark.parametrize("kind", ["monitor", "heap"])
+def test_urls_released_as_the_crawl_stops_stay_put_off(kind):
+    """The watchdog releases URLs whose robots.txt may be asked again while the stop closes the
+    frontier: the first put raises Closed, and the URLs not yet put were dropped from every
+    count (neither put off, nor in the frontier, nor spilled). They stay put off, counted."""
+    class NoFetch:
+        def fetch(self, url):
+            raise AssertionError("nothing is fetched here")
+
+    crawler = Crawler(NoFetch(), frontier.create(kind), ["http://a.test/"], threads=1)
+    past = time.monotonic() - 1
+    for n, url in enumerate(["http://a.test/1", "http://a.test/2", "http://a.test/3"]):
+        crawler._later.append((past, n, url, 0.0))  # due: their site may be asked again
+    crawler.frontier.close()  # the stop, as _end_threads closes it
+    assert crawler._release_due() == 0
+    assert crawler._report().robots_put_off == 3
+    assert len(crawler.frontier) == 0 and not crawler._spill

@@ -411,3 +411,20 @@ def test_retry_counts_have_a_limit(capsys, no_crawl, command, flag):
     line = refused(capsys, [command, "--seed-url", "http://127.0.0.1:9/", flag,
                             str(MAX_RETRIES + 1)], flag)
     assert f"at most {MAX_RETRIES}" in line
+
+
+def test_crawl_parsers_mirrors_from_max_pages_have_the_same_limit(capsys, monkeypatch, tmp_path):
+    """Without --mirrors the lab serves enough mirrors for --max-pages: on a small site a large
+    --max-pages asked for millions of sites (1.5 GB, then "server did not start"). The derived
+    count has the limit of --mirrors, said before anything is served."""
+    import labs.lab_crawl_parsers
+
+    monkeypatch.setattr(labs.lab_crawl_parsers, "WebServer", _started)
+    site = tmp_path / "site"
+    site.mkdir()
+    for name in ("index.html", "a.html"):
+        (site / name).write_text("<a href='a.html'>a</a>")
+    line = refused(capsys, ["lab", "crawl-parsers", "--quick", "--only-ceiling", "--out",
+                            str(tmp_path / "out"), "--site-dir", str(site), "--max-pages",
+                            "5000000"], "--max-pages")
+    assert "more than 1000" in line

@@ -372,13 +372,18 @@ class Crawler:
                 due.append((url, p))
                 if self._fetch_once is not None:
                     self._due.add(url)
-        for url, p in due:
+        for k, (url, p) in enumerate(due):
             try:
                 self.frontier.put(url, p, timeout=0)
             except frontier_pkg.Full:
                 self._spill.append((url, p))
-            except frontier_pkg.Closed:
-                break
+            except frontier_pkg.Closed:  # the crawl stopped meanwhile: these are still put
+                with self._work_lock:  # off (pending, counted in robots_put_off), not lost
+                    for left, q in due[k:]:
+                        self._later_n += 1
+                        heapq.heappush(self._later, (now, self._later_n, left, q))
+                        self._due.discard(left)
+                return k
         return len(due)
 
     def _robots_let(self, url: str) -> bool:
