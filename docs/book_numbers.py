@@ -1291,10 +1291,10 @@ to run-11 the main runs before run-15 (run-9 the last before sliced had handles,
 run-10 the first with them), run-12 a full run of the same command on 2026-11-27 at the commit
 before lockfree's handle diagnostics were added, made to look, not declared as the main run, and
 run-13 and run-14 two more made after run-15, with them, kept whatever they showed; run-15 the
-main run before run-17, with 15 rounds (--rounds 15) where every earlier run has 5; run-16 the
-same command as run-17, run after it; run-17 the main run before the present one (its machine
-an AMD EPYC); run-18 the same command as the present one (declared a day after run-17, and made
-on another machine, an Intel Xeon), run after it, kept whatever it showed."""
+main run before run-17; run-16 the same command as run-17, run after it; run-17 the main run
+before the present one, the first with 15 rounds (--rounds 15) where every earlier run has 5
+(its machine an AMD EPYC); run-18 the same command as the present one (declared a day after
+run-17, and made on another machine, an Intel Xeon), run after it, kept whatever it showed."""
 FT_BEFORE = "free-threaded/repeats/run-17/frontier-bench"  # the main run before the present one
 FT_AGAIN = "free-threaded/repeats/run-18/frontier-bench"  # the same command run after it
 APART = 0.15  # two full runs of the lab at different times should agree within this share
@@ -1446,36 +1446,60 @@ def _ft_again(main: Rows, later: Rows) -> str:
 
 
 def _ft_day(now: Rows, *repeats: Rows) -> str:
-    """The goal's stability check, made on one machine: the present main run (scaling.csv)
-    beside the latest of :data:`FT_REPEATS` (``repeats``, in that order) that ran the same
-    command (as many rounds) on a machine with the same CPU and cores, :data:`DAY` hours or
-    more before it; whether the ceiling, ``lockfree``'s and ``sliced``'s shares agree within
-    :data:`APART`. Until such a run exists the check is not made, and says why; the main run it
-    replaced (:data:`FT_BEFORE`), when a day or more before it on another machine, is compared
-    as well, as a comparison of machines."""
+    """The goal's stability check: the present main run (scaling.csv) beside the main run it
+    replaced (:data:`FT_BEFORE`) when that is :data:`DAY` hours or more before it (the check
+    as declared), naming both machines when their CPUs differ; and on one machine, beside the
+    latest of :data:`FT_REPEATS` (``repeats``, in that order) that ran the same command
+    (:func:`_command`) on a machine with the same CPU and cores a day or more before it, or
+    that no such run exists yet. Each says whether the ceiling, ``lockfree``'s and ``sliced``'s
+    shares agree within :data:`APART`."""
     named = dict(zip((where for where, _ in FT_REPEATS), repeats, strict=True))
     machine = _machine(now)
-    same = [(where, run) for where, run in named.items()
-            if _machine(run) == machine and _rounds(run) == _rounds(now)
-            and _hours_between(run[0]["date"], now[0]["date"]) >= DAY]
-    if same:
-        where, run = max(same, key=lambda p: p[1][0]["date"])
-        return (f"made on one machine ({machine}): the run above and {_run_name(where)} "
-                f"({_rounds(run)} rounds each) are "
-                f"{_f(_hours_between(run[0]['date'], now[0]['date']), 1)} hours apart; "
-                + _agreement(run, now))
-    text = (f"not made yet on one machine: no run of the same command ({_rounds(now)} rounds) "
-            f"on {machine} was made a day ({DAY:.0f} hours) or more before the run above. The "
-            "next main run is the first made a day or more after it; it is named before it is "
-            "made and kept whatever it shows, and the check compares it with the latest such "
-            "run on its own machine")
     before = named[FT_BEFORE]
     hours = _hours_between(before[0]["date"], now[0]["date"])
-    if _machine(before) != machine and hours >= DAY:
-        text += (f". Across machines, the run above and the main run it replaced "
-                 f"({_run_name(FT_BEFORE)}, on {_machine(before)}, {_f(hours, 1)} hours "
-                 f"earlier): " + _agreement(before, now))
-    return text
+    same = [(where, run) for where, run in named.items()
+            if _machine(run) == machine and _command(run) == _command(now)
+            and _hours_between(run[0]["date"], now[0]["date"]) >= DAY]
+    parts = []
+    if hours >= DAY:
+        across = _machine(before) != machine
+        parts.append(f"made: the run above and the main run it replaced "
+                     f"({_run_name(FT_BEFORE)}) are {_f(hours, 1)} hours apart"
+                     + (f", on {_machine(before)}, then {machine}" if across else "")
+                     + f"; {_agreement(before, now)}")
+    if same:
+        where, run = max(same, key=lambda p: p[1][0]["date"])
+        if where != FT_BEFORE:
+            parts.append(f"on one machine ({machine}), the run above and {_run_name(where)} "
+                         f"({_rounds(run)} rounds each) are "
+                         f"{_f(_hours_between(run[0]['date'], now[0]['date']), 1)} hours "
+                         f"apart; {_agreement(run, now)}")
+    else:
+        parts.append(f"not made yet on one machine: no run of the same command "
+                     f"({_rounds(now)} rounds) on {machine} was made a day ({DAY:.0f} hours) "
+                     "or more before the run above. The next main run is the first made a day "
+                     "or more after it; it is named before it is made and kept whatever it "
+                     "shows, and the check compares it with the latest such run on its own "
+                     "machine")
+    if hours < DAY and not same:
+        parts[0] += (f" (the main run it replaced is {_f(hours, 1)} hours before it, less than "
+                     "a day)")
+    return ". ".join(p[0].upper() + p[1:] if i else p for i, p in enumerate(parts))
+
+
+def _ft_more_rounds(now: Rows, *repeats: Rows) -> str:
+    """Which of :data:`FT_REPEATS` (``repeats``, in that order) and the main run asked for more
+    rounds than the fewest any of them has, read from their rows: ``run-16, run-17, run-18 and
+    the run above (15 rounds; the others 5)``."""
+    runs = [*zip((_run_name(w) for w, _ in FT_REPEATS), repeats), ("the run above", now)]
+    fewest = min(_rounds(r) for _, r in runs)
+    more = [(name, _rounds(r)) for name, r in runs if _rounds(r) > fewest]
+    counts = sorted({n for _, n in more})
+    names = [name for name, _ in more]
+    if not names:
+        return f"none of them (each has {fewest})"
+    said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"{said} ({' or '.join(map(str, counts))} rounds; the others {fewest})"
 
 
 def _ft_machines(now: Rows, before: Rows) -> str:
@@ -1489,12 +1513,22 @@ def _ft_machines(now: Rows, before: Rows) -> str:
     def share(rows: dict[str, dict[str, str]], n: str) -> float:
         return float(rows[n]["of_ceiling"])
     if _machine(before) == _machine(now):
-        return (f"both were made on {_machine(now)}: what moved between them is not the "
-                "machine's")
+        return (f"both were made on machines that say the same CPU ({_machine(now)}), so "
+                "this pair of runs cannot tell a machine's part from a run's")
     return (f"on {_machine(before)} ({_run_name(FT_BEFORE)}) and {_machine(now)} (the run "
             "above), the shares of the ceiling read: "
             + "; ".join(f"``{n}`` {_f(share(a, n))} and {_f(share(b, n))} (it kept "
                         f"{_f(share(b, n) / share(a, n))} of its share)" for n in names))
+
+
+def _command(run: Rows) -> tuple:
+    """What a run's rows say of the command that made it: its rounds, the thread counts of its
+    rows, and the interpreter (version, implementation, free-threaded build, GIL at run time).
+    Two runs are "the same command" only when all of these are equal."""
+    first = run[0]
+    return (_rounds(run), tuple(sorted({r["threads"] for r in run})),
+            *(first[k] for k in ("machine_python", "machine_implementation",
+                                 "machine_free_threaded", "machine_gil")))
 
 
 def _machine(run: Rows) -> str:
@@ -2033,6 +2067,9 @@ NUMBERS = [
     Number("ft_day", "free-threaded/frontier-bench", "scaling", _ft_day,
            "the goal's stability check: two runs a day apart on one machine agree within 15%, "
            "or not made yet",
+           more=FT_REPEATS),
+    Number("ft_more_rounds", "free-threaded/frontier-bench", "scaling", _ft_more_rounds,
+           "the kept runs of frontier-bench that asked for more rounds, no GIL",
            more=FT_REPEATS),
     Number("ft_machines", "free-threaded/frontier-bench", "scaling", _ft_machines,
            "the sharing baselines, lockfree and sliced on the machines of the last two main "

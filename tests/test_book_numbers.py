@@ -577,11 +577,11 @@ def test_lockfree_handle_rows_are_read_over_the_runs_that_measured_them(
 
 
 def test_the_day_apart_check_is_made_on_one_machine(book_numbers, tmp_path):
-    """ft_day compares the main run with the latest run of the same command (as many rounds)
-    on a machine with the same CPU and cores a day or more before it: "not made yet" while
-    there is none (the hours and machines read from the runs' own rows), then whether the two
-    agree within 15%, naming what moved beyond it. The main run it replaced, on another
-    machine a day before, is compared apart, as machines."""
+    """ft_day compares the main run with the main run it replaced when a day or more apart
+    (naming both machines when they differ), and on one machine with the latest run of the
+    same command (rounds, threads, interpreter) on the same CPU and cores a day or more before
+    it: "not made yet" while there is none (hours, machines and commands read from the runs'
+    own rows), then whether the two agree within 15%, naming what moved beyond it."""
     copy = tmp_path / "results"
     shutil.copytree(RESULTS, copy)
     now = copy / "free-threaded" / "frontier-bench" / "scaling.csv"
@@ -589,9 +589,10 @@ def test_the_day_apart_check_is_made_on_one_machine(book_numbers, tmp_path):
     other = copy / book_numbers.FT_AGAIN / "scaling.csv"  # any kept run will do
     repeats = [copy / where / "scaling.csv" for where, _ in book_numbers.FT_REPEATS]
 
-    def on(cpu, rounds="15"):
+    def on(cpu, rounds="15", gil="False"):
         def change(row):
             row["machine_cpu"], row["machine_cores"], row["rounds"] = cpu, "2", rounds
+            row["machine_gil"] = gil
             if row["frontier"] == book_numbers.FT_CEILING:
                 row["median"] = "1.80"
             if row["frontier"] == "sliced":
@@ -605,27 +606,47 @@ def test_the_day_apart_check_is_made_on_one_machine(book_numbers, tmp_path):
     _set_run(before, "2026-11-27T00:00:00Z", "0.40")
     _set_run(other, "2026-11-27T02:00:00Z", "0.70")  # 23 hours before: not a day
     text = book_numbers.values(copy)["ft_day"]
-    assert text.startswith("not made yet on one machine: no run of the same command (15 rounds) "
-                           "on New CPU (2 cores) was made a day")
-    assert ("Across machines, the run above and the main run it replaced "
-            f"({book_numbers._run_name(book_numbers.FT_BEFORE)}, on Old CPU (2 cores), 25.0 "
-            "hours earlier): they do not agree within 15%: ``lockfree``'s share moved 90%"
-            ) in text
-    _rewrite(other, on("New CPU", rounds="5"))
-    _set_run(other, "2026-11-27T00:30:00Z", "0.70")  # a day before, another command
-    assert book_numbers.values(copy)["ft_day"].startswith("not made yet on one machine")
+    replaced = book_numbers._run_name(book_numbers.FT_BEFORE)
+    assert text.startswith(f"made: the run above and the main run it replaced ({replaced}) are "
+                           "25.0 hours apart, on Old CPU (2 cores), then New CPU (2 cores); "
+                           "they do not agree within 15%: ``lockfree``'s share moved 90%. "
+                           "Not made yet on one machine: no run of the same command (15 rounds) "
+                           "on New CPU (2 cores) was made a day"), text
+    for rounds, gil in (("5", "False"), ("15", "True")):  # a day before, another command
+        _rewrite(other, on("New CPU", rounds=rounds, gil=gil))
+        _set_run(other, "2026-11-27T00:30:00Z", "0.70")
+        assert "Not made yet on one machine" in book_numbers.values(copy)["ft_day"]
     _rewrite(other, on("New CPU"))
     older = repeats[0]  # on the same machine too, but earlier: the latest is compared
     _rewrite(older, on("New CPU"))
     _set_run(older, "2026-11-20T00:00:00Z", "0.10")
     text = book_numbers.values(copy)["ft_day"]
     name = book_numbers._run_name(book_numbers.FT_AGAIN)
-    assert text.startswith(f"made on one machine (New CPU (2 cores)): the run above and {name} "
-                           "(15 rounds each) are 24.5 hours apart; they agree within 15%")
-    assert "Across machines" not in text
+    assert (f". On one machine (New CPU (2 cores)), the run above and {name} (15 rounds each) "
+            "are 24.5 hours apart; they agree within 15%") in text, text
     _set_run(now, "2026-11-28T01:00:00Z", "0.90")  # 0.70 -> 0.90: 29%
     text = book_numbers.values(copy)["ft_day"]
-    assert "they do not agree within 15%: ``lockfree``'s share moved 29%" in text
+    assert "apart; they do not agree within 15%: ``lockfree``'s share moved 29%" in text
+    _set_run(before, "2026-11-27T12:00:00Z", "0.40")  # the replaced run less than a day before
+    _set_run(other, "2026-11-27T23:00:00Z", "0.70")
+    _set_run(older, "2026-11-27T23:00:00Z", "0.10")
+    text = book_numbers.values(copy)["ft_day"]
+    assert text.startswith("not made yet on one machine: ") and "made:" not in text, text
+    assert "(the main run it replaced is 13.0 hours before it, less than a day)" in text
+
+
+def test_the_runs_with_more_rounds_are_read_from_their_rows(book_numbers, tmp_path):
+    """ft_more_rounds names the kept runs (and the main run) with more rounds than the
+    fewest, from their own rows."""
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    repeats = [copy / where / "scaling.csv" for where, _ in book_numbers.FT_REPEATS]
+    for i, path in enumerate(repeats):
+        _rewrite(path, lambda r, i=i: r.update(rounds="9" if i in (2, 4) else "5"))
+    _rewrite(copy / "free-threaded" / "frontier-bench" / "scaling.csv",
+             lambda r: r.update(rounds="5"))
+    assert (book_numbers.values(copy)["ft_more_rounds"]
+            == "``run-2`` and ``run-4`` (9 rounds; the others 5)")
 
 
 def test_the_machines_of_two_main_runs_are_compared_from_their_rows(book_numbers, tmp_path):
@@ -643,4 +664,5 @@ def test_the_machines_of_two_main_runs_are_compared_from_their_rows(book_numbers
     assert text.startswith("on Old CPU (2 cores) (") and "and New CPU (2 cores) (the run" in text
     assert "``lockfree`` 0.80 and 0.40 (it kept 0.50 of its share)" in text
     _rewrite(now, lambda r: r.update(machine_cpu="Old CPU"))
-    assert book_numbers.values(copy)["ft_machines"].startswith("both were made on Old CPU")
+    assert book_numbers.values(copy)["ft_machines"].startswith(
+        "both were made on machines that say the same CPU (Old CPU (2 cores))")
