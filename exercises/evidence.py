@@ -171,7 +171,11 @@ def execute(plan: dict, make, files: Iterable[str] = ()) -> dict:
                          for c in range(plan["consumers"])]
             extra = ([threading.Thread(target=closer, daemon=True)]
                      if plan["mode"] == "racing" else [])
-            for t in producers + consumers + extra:
+            # consumers first where they need not wait for a burst: they then find the
+            # frontier empty and wait, and a woken getter meets the URLs put meanwhile (a
+            # getter that took the newest after a wait passed 6 of 12 gradings otherwise)
+            first = producers + consumers if plan.get("burst") else consumers + producers
+            for t in first + extra:
                 t.start()
             deadline = time.monotonic() + JOIN
             for t in producers:
