@@ -1536,11 +1536,18 @@ def _machine(run: Rows) -> str:
     return f"{run[0]['machine_cpu']} ({run[0]['machine_cores']} cores)"
 
 
+def _moved(a: dict[str, dict[str, str]], b: dict[str, dict[str, str]], name: str,
+           key: str) -> float:
+    """How far ``name``'s ``key`` moved from run ``a`` to run ``b`` (rows by frontier), as a
+    share of its reading in ``a``."""
+    return abs(float(b[name][key]) - float(a[name][key])) / float(a[name][key])
+
+
 def _agreement(earlier: Rows, newer: Rows) -> str:
     """Whether two runs (scaling.csv) agree within :data:`APART` on the ceiling, ``lockfree``'s
     and ``sliced``'s shares: the most any moved, or each that moved beyond it."""
     a, b = ({r["frontier"]: r for r in run} for run in (earlier, newer))
-    moved = {label: abs(float(b[n][k]) - float(a[n][k])) / float(a[n][k])
+    moved = {label: _moved(a, b, n, k)
              for label, n, k in (("the ceiling", FT_CEILING, "median"),
                                  ("``lockfree``'s share", "lockfree", "of_ceiling"),
                                  ("``sliced``'s share", "sliced", "of_ceiling"))}
@@ -1570,7 +1577,7 @@ def _two_runs(now: Rows, before: Rows, lead: str) -> str:
     a, b = {r["frontier"]: r for r in before}, {r["frontier"]: r for r in now}
 
     def moved(name: str, key: str) -> float:
-        return abs(float(b[name][key]) - float(a[name][key])) / float(a[name][key])
+        return _moved(a, b, name, key)
 
     def one(name: str, key: str = "of_ceiling", unit: str = "") -> str:
         m = moved(name, key)

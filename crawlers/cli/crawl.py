@@ -96,7 +96,6 @@ def run(args: argparse.Namespace) -> int:
     from crawlers.crawl.crawler import POLL, Crawler
     from crawlers.crawl.output import CrawlOutput
     from crawlers.crawl.targets import open_target
-    from crawlers.web.server import ServerError
 
     cls = frontier.info(args.frontier)
     if cls.bounded:
@@ -162,9 +161,7 @@ def run(args: argparse.Namespace) -> int:
                       f"'{args.frontier}'", file=sys.stderr)
             report = crawler.run(seconds=args.seconds, max_pages=args.max_pages,
                                  progress=progress)
-    except ServerError as exc:  # the served web could not start (a port taken since the check)
-        raise ValueError(f"the served web did not start: {exc}") from None
-    finally:
+    finally:  # a served web that could not start (ServerError) is said by crawlab's main
         if journal is not None:
             journal.close()
         if sink is not None:
