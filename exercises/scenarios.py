@@ -14,6 +14,9 @@ close) with the properties those do not look at:
   critical sections);
 * ``get-if`` -- C1 and C2 wait on an empty frontier, P puts one URL: nobody raises or returns
   ``None`` while open (``if`` instead of ``while`` on the get side);
+* ``woken-fifo`` -- C waits on an empty frontier, P puts u1 and then u2: C takes u1, the oldest
+  (a woken getter that takes the newest URL breaks FIFO only when two URLs arrive before it
+  runs: a real-thread history seldom shows that, one schedule always does);
 * ``get-many-wakes`` -- full (capacity 2), P1 and P2 wait for room, C takes two with one
   ``get_many``: both putters get in (``notify`` instead of ``notify(n)``/``notify_all``);
 * ``close-wakes-getters`` / ``close-wakes-putters`` -- two threads wait (empty / full), X
@@ -53,6 +56,13 @@ def _call(world: World, me: str, op: str, arg, fn: Callable) -> object:
 def _put(url: str) -> Callable[[World, str], None]:
     def body(world: World, me: str) -> None:
         _call(world, me, "put", url, lambda: world.frontier.put(url, timeout=PATIENCE) or "ok")
+    return body
+
+
+def _puts(*urls: str) -> Callable[[World, str], None]:
+    def body(world: World, me: str) -> None:
+        for url in urls:
+            _put(url)(world, me)
     return body
 
 
@@ -155,6 +165,15 @@ def _wakes(world: World) -> str | None:
     return _common(world)
 
 
+def _oldest_first(world: World) -> str | None:
+    """C is the only getter and P put u1 before u2: whenever C took one, it took u1."""
+    for me, op, _, o, _ in _entries(world):
+        if me == "C" and op == "get" and o == "u2":
+            return ("C's get() took u2 while u1, put before it, was still inside: a getter "
+                    "woken by a put must take the oldest URL, not the newest (FIFO)")
+    return _common(world)
+
+
 def _full(*urls: str):
     return lambda w: w.prefill(*[(u, 0.0) for u in urls])
 
@@ -185,6 +204,10 @@ SCENARIOS: dict[str, Scenario] = {
                  "no get raises or returns None while open; each URL once",
                  (("C1", _get), ("C2", _get), ("P", _put("u1"))),
                  capacity=2, prepare=_none, applies=_bounded, check=_common),
+        Scenario("woken-fifo", "C waits on an empty frontier; P puts u1, then u2",
+                 "C takes u1, the oldest; each URL once",
+                 (("C", _get), ("P", _puts("u1", "u2"))),
+                 capacity=2, prepare=_none, applies=_bounded, check=_oldest_first),
         Scenario("get-many-wakes", "full (u0, u1; capacity 2); P1 and P2 wait; C get_many(2)",
                  "both putters get in; each URL once",
                  (("P1", _put("p1")), ("P2", _put("p2")), ("C", _get_many(2))),

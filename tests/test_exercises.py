@@ -300,11 +300,14 @@ def registered(tmp_path):
 
     added = []
 
-    def load(which: str) -> str:
-        """Register wrong solution ``which``, or the reference for ``"reference"``."""
-        path = tmp_path / f"graded_{which.replace('-', '_')}.py"
-        path.write_text(SOLUTION if which == "reference" else wrong_source(which))
-        cls = load_object(f"{path}:BoundedFifo")
+    def load(which: str, spec: str | None = None) -> str:
+        """Register wrong solution ``which``, or the reference for ``"reference"``, or the
+        class ``spec`` (``FILE:CLASS``) under the name ``wrong-{which}``."""
+        if spec is None:
+            path = tmp_path / f"graded_{which.replace('-', '_')}.py"
+            path.write_text(SOLUTION if which == "reference" else wrong_source(which))
+            spec = f"{path}:BoundedFifo"
+        cls = load_object(spec)
         cls.name = f"wrong-{which}" if which != "reference" else "reference-ex1"
         frontier.register(cls)
         added.append(cls.name)
@@ -321,11 +324,14 @@ def test_a_wrong_solution_fails_the_same_explored_schedule_ten_times_out_of_ten(
     """What the grader runs (the whole default bound), ten times: the same violation, step
     for step."""
     pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
+    assert_same_violation_ten_times(registered(which),
+                                    WRONG[which][2].split("[")[1].rstrip("]"))
+
+
+def assert_same_violation_ten_times(name: str, scenario: str) -> None:
     from exercises.scenarios import SCENARIOS
     from frontier.check.explore import DEFAULT_BOUND, explore
 
-    name = registered(which)
-    scenario = WRONG[which][2].split("[")[1].rstrip("]")
     reports = set()
     for _ in range(10):
         out = explore(name, SCENARIOS.get(scenario) or scenario, DEFAULT_BOUND)
@@ -390,7 +396,7 @@ CAUGHT_BY = {
     "put_many_room_once": "test_put_many_waits_for_room_for_each_url",
     "capacity_only_when_small": "test_history[3]",
     "detect_explorer": "test_history",
-    "woken_getter_takes_newest": "test_history",
+    "woken_getter_takes_newest": "test_explored[woken-fifo]",
     "get_many_stats_outside_lock": "test_explored[bulk-counters]",
     "wait_zero_blocks_forever": "test_wait_with_no_time_left_returns_at_once",
     "ex3_split_took": "test_explored_no_schedule",
@@ -410,6 +416,18 @@ CAUGHT_BY = {
     "careful_only_when_watched": "test_history[0]",
     "ex2_wait_gives_up_early": "test_a_timed_out_wait_waited_its_time",
 }
+
+
+@pytest.mark.parametrize("folder", sorted(f for f, c in CAUGHT_BY.items()
+                                          if c.startswith("test_explored[")))
+def test_a_wrong_submission_fails_the_same_explored_schedule_ten_times_out_of_ten(
+        folder, registered):
+    """A bug an explored scenario is meant to catch is caught on every run, not by luck."""
+    pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
+    file = next((WRONG_FILES / folder).glob("ex*.py"))
+    ex = next(e for e in EXERCISES.values() if e.file == file.name)
+    name = registered(folder, f"{file}:{ex.obj}")
+    assert_same_violation_ten_times(name, CAUGHT_BY[folder].split("[")[1].rstrip("]"))
 
 
 def test_every_wrong_submission_names_the_check_meant_for_it():
