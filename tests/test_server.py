@@ -194,6 +194,31 @@ def test_a_soft_open_file_limit_is_raised_for_the_served_web():
     assert json.loads(out.stdout)["pages_fetched"] == 300
 
 
+def test_an_unlimited_hard_open_file_limit_raises_the_soft_one_to_what_is_needed(monkeypatch):
+    """Linux refuses an unlimited soft open-file limit: with an unlimited hard one, raising the
+    soft limit to the hard one failed silently and 100 sites were refused under ``ulimit -Sn
+    200``. The soft limit is raised to what the web needs instead, the hard one kept."""
+    import resource
+    import types
+
+    from crawlers.web import httpd
+
+    limits = {"now": (200, resource.RLIM_INFINITY)}
+
+    def setrlimit(which, pair):
+        assert which == resource.RLIMIT_NOFILE
+        if pair[0] == resource.RLIM_INFINITY:
+            raise ValueError("not allowed to raise maximum limit")
+        limits["now"] = pair
+
+    fake = types.SimpleNamespace(RLIMIT_NOFILE=resource.RLIMIT_NOFILE,
+                                 RLIM_INFINITY=resource.RLIM_INFINITY,
+                                 getrlimit=lambda which: limits["now"], setrlimit=setrlimit)
+    monkeypatch.setattr(httpd, "resource", fake)
+    httpd.room_for(100)
+    assert limits["now"] == (232, resource.RLIM_INFINITY)
+
+
 def test_a_web_that_leaves_too_few_files_for_connections_is_said_once():
     """84 sites under 200 files fit with one connection each, but 32 robots open more: the
     server ran out of files accepting connections, and asyncio printed a traceback at every

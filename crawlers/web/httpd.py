@@ -67,7 +67,8 @@ FILES_SPARE = 32  # the process's own files: the interpreter, its pipes, logs, a
 
 
 def room_for(n_sites: int) -> None:
-    """Raise this process's soft open-file limit to its hard limit if need be, then
+    """Raise this process's soft open-file limit to its hard limit (to what is needed if the
+    hard one is unlimited) if need be, then
     :class:`OSError` (EMFILE, one line) unless ``n_sites`` sites fit: a listening socket and a
     connection each, and :data:`FILES_SPARE`. Without that room the server binds every port,
     then cannot accept a connection, and asyncio logged a traceback at every retry."""
@@ -76,9 +77,11 @@ def room_for(n_sites: int) -> None:
     need = FILES_PER_SITE * n_sites + FILES_SPARE
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < need:
+        # an unlimited hard limit: ask for what is needed (Linux refuses an unlimited soft one)
+        raised = need if hard == resource.RLIM_INFINITY else hard
         with contextlib.suppress(OSError, ValueError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            soft = hard
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
     if soft != resource.RLIM_INFINITY and soft < need:
         raise OSError(errno.EMFILE, f"a served web of {n_sites} sites needs {need} open files "
                       f"(a listening socket and a connection per site); the open-file limit is "
