@@ -65,6 +65,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("measured", "paper", "model")
 #: The columns :meth:`Lab.write_csv` adds to a lab's rows (with the ``machine_*`` stamp).
 PROVENANCE = ("source", "date", "commit", "note")
+#: Said in the note of every row a ``--quick`` run measures: its sizes are not the full run's.
+QUICK_NOTE = "quick run (--quick: small sizes)"
 SHARED_LOAD = 0.5  # a 1-minute load above this many runnable tasks per core: machine shared
 
 
@@ -235,7 +237,8 @@ class Lab:
         self.machine = machine()
         self.date = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         self.commit = commit()
-        self.note = "; ".join(n for n in (shared_note(self.machine), self.args.note) if n)
+        self.note = "; ".join(n for n in (shared_note(self.machine), QUICK_NOTE * self.quick,
+                                          self.args.note) if n)
         self.dir = self.args.out / name
         self._replot_stamped = False
         try:  # before anything is measured: an --out that is a file is one line, exit 2

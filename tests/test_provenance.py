@@ -52,6 +52,15 @@ def test_the_writers_keep_the_rule(tmp_path):
     assert prow["source"] == "paper" and "machine_cores" not in prow and "commit" not in prow
 
 
+def test_a_quick_run_says_so_in_every_row_it_measures(tmp_path):
+    """A quick run's small sizes are not the full run's: its rows say so, a full run's do not."""
+    quick = Lab("t", "A test lab.", ["--out", str(tmp_path / "q"), "--quick"])
+    full = Lab("t", "A test lab.", ["--out", str(tmp_path / "f"), "--note", "under test"])
+    rows = [next(csv.DictReader(lab.write_csv([{"x": 1}]).open())) for lab in (quick, full)]
+    assert "--quick" in rows[0]["note"] and problems_of(tmp_path / "q" / "t" / "t.csv") == []
+    assert "--quick" not in rows[1]["note"] and rows[1]["note"].endswith("under test")
+
+
 def test_the_writers_refuse_a_paper_column_not_named_paper_(tmp_path):
     with pytest.raises(ValueError, match="paper_"):
         _lab(tmp_path).write_csv([{"paper hash/HP": 2.9}])
