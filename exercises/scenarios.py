@@ -14,13 +14,23 @@ close) with the properties those do not look at:
   critical sections);
 * ``get-if`` -- C1 and C2 wait on an empty frontier, P puts one URL: nobody raises or returns
   ``None`` while open (``if`` instead of ``while`` on the get side);
+* ``both-kinds-wait`` -- capacity 1: C1 and C2 wait on an empty frontier, P puts u1 (and
+  wakes C1), then u2 (and waits for room): every thread finishes (one condition for putters
+  and getters with ``notify``: C1's get wakes C2, asleep longer than P, and P sleeps on with
+  room to put);
 * ``woken-fifo`` -- C waits on an empty frontier, P puts u1 and then u2: C takes u1, the oldest
   (a woken getter that takes the newest URL breaks FIFO only when two URLs arrive before it
   runs: a real-thread history seldom shows that, one schedule always does);
 * ``get-many-wakes`` -- full (capacity 2), P1 and P2 wait for room, C takes two with one
   ``get_many``: both putters get in (``notify`` instead of ``notify(n)``/``notify_all``);
 * ``close-wakes-getters`` / ``close-wakes-putters`` -- two threads wait (empty / full), X
-  closes: both wake, with ``None`` / ``Closed`` (``notify`` instead of ``notify_all``).
+  closes: both wake, with ``None`` / ``Closed`` (``notify`` instead of ``notify_all``);
+* ``put-then-close`` / ``get-then-close`` -- two threads wait (empty / full), then one thread
+  puts one URL (takes one) and closes: nobody sleeps out its patience (a ``close()`` that
+  wakes the getters only when the frontier is empty, or the putters only when it is full: the
+  one woken by the put, or the get, has not run yet, and the other sleeps on a closed
+  frontier). The put (get) and the close are one thread's, so the schedule that shows the
+  bug needs no preemption at all.
 
 Every call is logged with what it returned or raised; an exception the contract does not allow
 is a violation. Waiting uses the explorer's patience (see :mod:`frontier.check.scenarios`).
@@ -28,6 +38,7 @@ is a violation. Waiting uses the explorer's patience (see :mod:`frontier.check.s
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import frontier
@@ -38,7 +49,10 @@ __all__ = ["SCENARIOS"]
 
 def _call(world: World, me: str, op: str, arg, fn: Callable) -> object:
     """Run one frontier call, logging ``(op, arg, outcome, waited_out)``; outcome is the
-    result, or ``"full"``/``"empty"``/``"closed"``, or ``"raised X"``."""
+    result, or ``"full"``/``"empty"``/``"closed"``, or ``"raised X"``; ``waited_out``: the call
+    lasted the whole patience on the explorer's clock (nobody woke it while nothing else
+    could run, whatever it then answered)."""
+    start = time.monotonic()
     try:
         outcome = fn()
     except frontier.Full:
@@ -49,7 +63,7 @@ def _call(world: World, me: str, op: str, arg, fn: Callable) -> object:
         outcome = "closed"
     except Exception as exc:  # a violation, named by the check
         outcome = f"raised {type(exc).__name__}: {exc}"
-    world.logs[me].append((op, arg, outcome, False))
+    world.logs[me].append((op, arg, outcome, time.monotonic() - start >= PATIENCE))
     return outcome
 
 
@@ -64,6 +78,13 @@ def _puts(*urls: str) -> Callable[[World, str], None]:
         for url in urls:
             _put(url)(world, me)
     return body
+
+
+def _then_close(body: Callable[[World, str], None]) -> Callable[[World, str], None]:
+    def both(world: World, me: str) -> None:
+        body(world, me)
+        _close(world, me)
+    return both
 
 
 def _get(world: World, me: str) -> None:
@@ -174,6 +195,27 @@ def _oldest_first(world: World) -> str | None:
     return _common(world)
 
 
+def _nobody_waited_out(why: str) -> Callable[[World], str | None]:
+    """Every get and put ended with an answer, never with its patience run out (the explorer
+    lets a timeout run out only when nothing else can run: with no timeout, a sleep for ever);
+    ``why`` says which bug that is."""
+    def check(world: World) -> str | None:
+        for me, op, arg, o, waited_out in _entries(world):
+            if waited_out or (op, o) in (("get", "empty"), ("put", "full")):
+                return (f"{me}'s {op}({'' if arg is None else arg}) slept its whole patience "
+                        f"({PATIENCE:g} s) while nothing else could run: {why}")
+        return _common(world)
+    return check
+
+
+_CLOSE_WAKES_ALL = ("the frontier was closed, and close() must wake every waiting thread, "
+                    "whatever is inside (notify_all, always)")
+_ONE_CONDITION = ("a wake-up meant for one side went to the other (the get that made room "
+                  "woke a getter, not the waiting putter): with putters and getters on one "
+                  "condition, notify() must be notify_all(), or each side needs a condition of "
+                  "its own")
+
+
 def _full(*urls: str):
     return lambda w: w.prefill(*[(u, 0.0) for u in urls])
 
@@ -204,6 +246,11 @@ SCENARIOS: dict[str, Scenario] = {
                  "no get raises or returns None while open; each URL once",
                  (("C1", _get), ("C2", _get), ("P", _put("u1"))),
                  capacity=2, prepare=_none, applies=_bounded, check=_common),
+        Scenario("both-kinds-wait", "C1 and C2 wait on an empty frontier (capacity 1); P puts "
+                 "u1, then u2", "every thread finishes without sleeping out its patience; each "
+                 "URL once", (("C1", _get), ("C2", _get), ("P", _puts("u1", "u2"))),
+                 capacity=1, prepare=_none, applies=_bounded,
+                 check=_nobody_waited_out(_ONE_CONDITION)),
         Scenario("woken-fifo", "C waits on an empty frontier; P puts u1, then u2",
                  "C takes u1, the oldest; each URL once",
                  (("C", _get), ("P", _puts("u1", "u2"))),
@@ -215,6 +262,16 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("close-wakes-getters", "C1 and C2 wait on an empty frontier; X closes",
                  "both gets return None", (("C1", _get), ("C2", _get), ("X", _close)),
                  capacity=2, prepare=_none, applies=_bounded, check=_all(None)),
+        Scenario("put-then-close", "C1 and C2 wait on an empty frontier; P puts u1, closes",
+                 "nobody sleeps through the close; each URL once",
+                 (("C1", _get), ("C2", _get), ("P", _then_close(_put("u1")))),
+                 capacity=2, prepare=_none, applies=_bounded,
+                 check=_nobody_waited_out(_CLOSE_WAKES_ALL)),
+        Scenario("get-then-close", "full (u0, capacity 1); P1 and P2 wait; C takes one, closes",
+                 "nobody sleeps through the close; each URL once",
+                 (("P1", _put("p1")), ("P2", _put("p2")), ("C", _then_close(_get))),
+                 capacity=1, prepare=_full("u0"), applies=_bounded,
+                 check=_nobody_waited_out(_CLOSE_WAKES_ALL)),
         Scenario("close-wakes-putters", "full (u0, capacity 1); P1 and P2 wait; X closes",
                  "both puts raise Closed",
                  (("P1", _put("p1")), ("P2", _put("p2")), ("X", _close)),

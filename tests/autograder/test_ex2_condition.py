@@ -221,6 +221,58 @@ def test_timed_out_waiter_does_not_swallow_a_later_notify(mod):
     assert woken == [1], "a notify was lost: it went to a waiter that had already timed out"
 
 
+def _waiter(m, cond, answers: dict, name: str, timeout: float):
+    """A thread that waits once on ``cond`` (``timeout`` seconds) and records the answer."""
+    def wait_once():
+        with entered(m):
+            answers[name] = cond.wait(timeout=timeout)
+    return start_thread(wait_once)
+
+
+def test_a_notify_after_a_notify_all_wakes_the_new_waiter(mod):
+    """T1 waits and ``notify_all`` wakes it; then T2 waits: the next ``notify`` is T2's. A
+    ``notify_all`` that releases every waiter but leaves them queued hands that notify to T1's
+    spent place, and T2 sleeps on (a lost wake-up)."""
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    answers: dict[str, bool] = {}
+    t1 = _waiter(m, cond, answers, "T1", 10)
+    wait_until_asleep([t1], inside="wait")
+    with entered(m):
+        cond.notify_all()
+    join_all([t1], timeout=5)
+    t2 = _waiter(m, cond, answers, "T2", 10)
+    wait_until_asleep([t2], inside="wait")
+    with entered(m):
+        cond.notify()
+    wait_until(lambda: "T2" in answers, timeout=5,
+               what="T2 woken by the notify after a notify_all (notify_all must empty the "
+                    "queue of waiters it released)")
+    join_all([t2], timeout=5)
+    assert answers == {"T1": True, "T2": True}, answers
+
+
+def test_a_waiter_that_times_out_behind_another_leaves_only_its_own_place(mod):
+    """G1 waits with no end, G2 behind it with a short timeout that runs out: G2 leaves the
+    queue, G1 stays in it, and the next ``notify`` wakes G1. Leaving by the head of the queue
+    (the first waiter's place, not one's own) keeps G2's spent place and loses that notify."""
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    answers: dict[str, bool] = {}
+    g1 = _waiter(m, cond, answers, "G1", 10)
+    wait_until_asleep([g1], inside="wait")
+    g2 = _waiter(m, cond, answers, "G2", 0.05)
+    join_all([g2], timeout=5)
+    assert answers == {"G2": False}, f"G2 was not notified: its wait returns False ({answers})"
+    with entered(m):
+        cond.notify()
+    wait_until(lambda: "G1" in answers, timeout=5,
+               what="G1 woken by the notify after G2 timed out behind it (a waiter that times "
+                    "out removes its own place from the queue, not the first one)")
+    join_all([g1], timeout=5)
+    assert answers == {"G1": True, "G2": False}, answers
+
+
 @pytest.mark.timeout(60)
 def test_no_lost_wakeup_under_a_tiny_switch_interval(mod):
     """Ping-pong 2,000 times between two threads: a lost wake-up leaves both asleep."""

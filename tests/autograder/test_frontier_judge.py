@@ -276,8 +276,10 @@ def test_put_on_a_full_closed_frontier_raises_closed_at_once(graded):
 
 
 def test_a_poll_answers_like_a_wait(graded):
-    """``timeout=0`` (a poll) gives the answers a wait would: ``Empty``/``Full`` while open,
-    the URLs left after ``close()``, then ``None`` (closed and drained), never ``Empty``."""
+    """``timeout=0`` (a poll) gives the answers a wait would: ``Empty``/``Full`` while open;
+    after ``close()``, ``Closed`` for a put even when full (``Full`` says "try again", and a
+    producer that polls would retry for ever), the URLs left, then ``None`` (closed and
+    drained), never ``Empty``."""
     f = frontier.create(graded, capacity=1)
     with pytest.raises(frontier.Empty):
         got = f.get(timeout=0)
@@ -286,6 +288,15 @@ def test_a_poll_answers_like_a_wait(graded):
     with pytest.raises(frontier.Full):
         f.put("b", timeout=0)
     f.close()
+    for timeout in (0, -1):
+        try:
+            f.put("c", timeout=timeout)
+            said = "returned"
+        except Exception as e:  # noqa: BLE001 - which exception it was is the check
+            said = type(e).__name__
+        assert said == "Closed", (f"put(c, timeout={timeout}) on a full, closed frontier "
+                                  f"{said}, not Closed: a put after close() raises Closed, "
+                                  "full or not, poll or wait")
 
     def answer(timeout: float):
         try:
