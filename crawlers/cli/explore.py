@@ -28,10 +28,10 @@ A violation is shown as its shortest counterexample (fewest preemptions, then fe
 :func:`frontier.check.explore.shortest_counterexample`), focused on the steps that touch state
 the threads share (``--full``: every step).
 
-Exit status: 0 every scenario holds (its whole bounded space explored), 1 one was violated,
-2 bad input (one line on stderr; also a flag the chosen mode would ignore, such as ``--depth``
-without ``--pct``), 3 inconclusive: no violation, but some scenario's search stopped at
-``--budget`` or ``--max-interleavings`` before covering its space (every mode honours
+Exit status: 0 every scenario holds (frontrun's search of its bounded space finished), 1 one
+was violated, 2 bad input (one line on stderr; also a flag the chosen mode would ignore, such
+as ``--depth`` without ``--pct``), 3 inconclusive: no violation, but some scenario's search
+stopped at ``--budget`` or ``--max-interleavings`` before covering its space (every mode honours
 ``--budget``; a randomized search is never more than inconclusive; a replay that held
 where its trace file recorded something else is inconclusive too); 130 interrupted (Ctrl-C
 or SIGTERM: with ``--json``, the rows of the scenarios finished are printed, and an

@@ -21,8 +21,11 @@ public API, so it is imported in one place: :func:`_replay_schedule`).
 
 Three outcomes, never two (:attr:`Outcome.status`):
 
-* ``"holds"`` -- every interleaving within the bound was run and none broke the invariant
-  (:attr:`Outcome.interleavings` says how many). Only then is :attr:`Outcome.holds` true.
+* ``"holds"`` -- frontrun's search of the bounded space finished and no interleaving it ran
+  broke the invariant (:attr:`Outcome.interleavings` says how many). Only then is
+  :attr:`Outcome.holds` true. DPOR runs one interleaving per class of orders it judges
+  equivalent, and it can judge wrongly (a known case: ``test_the_explorer_finds_a_close_
+  between_a_wake_up_and_the_woken_getter`` in ``tests/test_exercises.py``).
 * ``"violated"`` -- one interleaving broke it: :attr:`Outcome.broken` says what, and
   :attr:`Outcome.schedule` replays it.
 * ``"inconclusive"`` -- the search stopped before the bounded space was covered (the
