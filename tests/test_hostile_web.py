@@ -284,8 +284,12 @@ def test_stop_ends_a_politeness_wait_at_once():
     assert polite.wait(SITE + "/a") == 0.0  # the first is free
     t, box = _in_thread(polite.wait, SITE + "/b")
     deadline = time.monotonic() + 5.0
-    while polite.ready_in(SITE + "/c") < 3000 and time.monotonic() < deadline:
-        time.sleep(0.01)  # polling a condition (the slot is booked), not a synchronization
+    # /a's booking alone puts the next slot an hour away; the thread's booking of /b puts it
+    # two hours away. Polling for one hour raced the thread's start (CI, 3.13t: wait() ran
+    # after stop() and returned 0.0): poll for two (a condition, not a synchronization).
+    while polite.ready_in(SITE + "/c") < 6000 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert polite.ready_in(SITE + "/c") >= 6000, "the thread never booked its slot"
     polite.stop()
     t.join(3.0)
     assert not t.is_alive(), "a stopped crawl still waits an hour for politeness"
