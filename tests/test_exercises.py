@@ -325,14 +325,16 @@ def test_a_wrong_solution_fails_the_same_explored_schedule_ten_times_out_of_ten(
     """What the grader runs (the whole default bound), ten times: the same violation, step
     for step."""
     pytest.importorskip("frontrun", reason="frontrun (crawlab[explore]) is not installed here")
-    assert_same_violation_ten_times(registered(which),
-                                    WRONG[which][2].split("[")[1].rstrip("]"))
+    assert_same_violation_ten_times(registered(which), WRONG[which][2])
 
 
-def assert_same_violation_ten_times(name: str, scenario: str) -> None:
+def assert_same_violation_ten_times(name: str, check: str) -> None:
+    """Explore the scenario of ``check`` (``test_explored[SCENARIO]``) on ``name`` ten times:
+    violated every time, with the same report."""
     from exercises.scenarios import SCENARIOS
     from frontier.check.explore import DEFAULT_BOUND, explore
 
+    scenario = check.split("[")[1].rstrip("]")
     reports = set()
     for _ in range(10):
         out = explore(name, SCENARIOS.get(scenario) or scenario, DEFAULT_BOUND)
@@ -436,7 +438,7 @@ def test_a_wrong_submission_fails_the_same_explored_schedule_ten_times_out_of_te
     file = next((WRONG_FILES / folder).glob("ex*.py"))
     ex = next(e for e in EXERCISES.values() if e.file == file.name)
     name = registered(folder, f"{file}:{ex.obj}")
-    assert_same_violation_ten_times(name, CAUGHT_BY[folder].split("[")[1].rstrip("]"))
+    assert_same_violation_ten_times(name, CAUGHT_BY[folder])
 
 
 @pytest.mark.xfail(strict=True, reason="frontrun 0.7.0's DPOR prunes the order this bug needs "
