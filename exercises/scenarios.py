@@ -21,6 +21,10 @@ close) with the properties those do not look at:
 * ``woken-fifo`` -- C waits on an empty frontier, P puts u1 and then u2: C takes u1, the oldest
   (a woken getter that takes the newest URL breaks FIFO only when two URLs arrive before it
   runs: a real-thread history seldom shows that, one schedule always does);
+* ``put-many-waits`` -- capacity 2: C waits on an empty frontier, P puts u1, u2 and u3 with
+  one ``put_many``, which must wait for room before u3: nobody sleeps out its patience (a
+  ``put_many`` that wakes the getters once, at its end, waits for room with C asleep beside
+  the URLs it added: both sleep for ever);
 * ``get-many-wakes`` -- full (capacity 2), P1 and P2 wait for room, C takes two with one
   ``get_many``: both putters get in (``notify`` instead of ``notify(n)``/``notify_all``);
 * ``close-wakes-getters`` / ``close-wakes-putters`` -- two threads wait (empty / full), X
@@ -80,6 +84,13 @@ def _puts(*urls: str) -> Callable[[World, str], None]:
     return body
 
 
+def _put_many(*urls: str) -> Callable[[World, str], None]:
+    def body(world: World, me: str) -> None:
+        pairs = [(url, 0.0) for url in urls]
+        _call(world, me, "put_many", urls, lambda: world.frontier.put_many(pairs) or "ok")
+    return body
+
+
 def _then_close(body: Callable[[World, str], None]) -> Callable[[World, str], None]:
     def both(world: World, me: str) -> None:
         body(world, me)
@@ -124,8 +135,7 @@ def _common(world: World) -> str | None:
     broken = _counters(world)
     if broken:
         return broken
-    accepted = world.prefilled + [a for _, op, a, o, _ in _entries(world)
-                                  if op == "put" and o == "ok"]
+    accepted = world.prefilled + _put_in(world)
     left = list(world.frontier.get_many(1_000))
     if sorted(accepted) != sorted(taken + left):
         lost = sorted(set(accepted) - set(taken + left))
@@ -134,11 +144,21 @@ def _common(world: World) -> str | None:
     return None
 
 
+def _put_in(world: World) -> list[str]:
+    """The URLs of every ``put`` and ``put_many`` that returned, in log order."""
+    urls: list[str] = []
+    for _, op, arg, o, _ in _entries(world):
+        if o == "ok" and op == "put":
+            urls.append(arg)
+        elif o == "ok" and op == "put_many":
+            urls.extend(arg)
+    return urls
+
+
 def _counts(world: World) -> tuple[int, int]:
     """URLs that went in (prefilled, or a put that returned) and URLs handed out (by a get that
     returned one, or a get_many), as the threads saw them."""
-    accepted = len(world.prefilled) + sum(
-        1 for _, op, _, o, _ in _entries(world) if op == "put" and o == "ok")
+    accepted = len(world.prefilled) + len(_put_in(world))
     taken = sum(1 for _, op, _, o, _ in _entries(world)
                 if op == "get" and o not in (None, "empty") and not str(o).startswith("raised"))
     taken += sum(len(o) for _, op, _, o, _ in _entries(world)
@@ -208,6 +228,10 @@ def _nobody_waited_out(why: str) -> Callable[[World], str | None]:
     return check
 
 
+_ANNOUNCE_FIRST = ("put_many waited for room with URLs it had added but not announced: "
+                   "before a batch waits, the getters must be woken for what it already put "
+                   "in (notify as each URL goes in, or before every wait), or they sleep "
+                   "beside it")
 _CLOSE_WAKES_ALL = ("the frontier was closed, and close() must wake every waiting thread, "
                     "whatever is inside (notify_all, always)")
 _ONE_CONDITION = ("a wake-up meant for one side went to the other (the get that made room "
@@ -255,6 +279,12 @@ SCENARIOS: dict[str, Scenario] = {
                  "C takes u1, the oldest; each URL once",
                  (("C", _get), ("P", _puts("u1", "u2"))),
                  capacity=2, prepare=_none, applies=_bounded, check=_oldest_first),
+        Scenario("put-many-waits", "C waits on an empty frontier (capacity 2); P puts u1, "
+                 "u2, u3 with one put_many", "C takes u1 and u3 gets in: nobody sleeps out "
+                 "its patience; each URL once",
+                 (("C", _get), ("P", _put_many("u1", "u2", "u3"))),
+                 capacity=2, prepare=_none, applies=_bounded,
+                 check=_nobody_waited_out(_ANNOUNCE_FIRST)),
         Scenario("get-many-wakes", "full (u0, u1; capacity 2); P1 and P2 wait; C get_many(2)",
                  "both putters get in; each URL once",
                  (("P1", _put("p1")), ("P2", _put("p2")), ("C", _get_many(2))),
