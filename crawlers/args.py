@@ -23,10 +23,12 @@ __all__ = [
     "MAX_LATENCY",
     "MAX_PAGES",
     "MAX_PROCS",
+    "MAX_R",
     "MAX_RETRIES",
     "MAX_RUNS",
     "MAX_SECONDS",
     "MAX_SEED",
+    "MAX_SUPERSTEPS",
     "MAX_THREADS",
     "OneLineParser",
     "at_most",
@@ -54,8 +56,21 @@ MAX_LATENCY = 3600.0
 MAX_CAPACITY = 10_000_000
 
 #: The most pages (and sites) of a generated web: 2 000 000 is the largest any lab uses, and
-#: a web is built in memory (about 10**9 pages do not fit; 10**19 overflow numpy).
+#: a web is built in memory (about 10**9 pages do not fit; 10**19 overflow numpy). Also the
+#: largest page budget (``crawl``'s and ``bsp``'s ``--max-pages``): more never binds on a
+#: generated web, and a crawl of real sites that wants more goes on in another session of its
+#: ``--state``.
 MAX_PAGES = 5_000_000
+
+#: The most URLs a BSP worker extracts per superstep (``bsp --R``): the largest generated web
+#: in one superstep, far above the paper's 12 000; a larger R takes no more (a worker fetches
+#: what its frontier holds), and the URLs extracted wait in memory for their fetch.
+MAX_R = MAX_PAGES
+
+#: The most supersteps of a BSP crawl (``bsp --max-supersteps``): the largest generated web
+#: crawled one page a superstep (one worker, R = 1); each superstep keeps a row of the report
+#: in memory.
+MAX_SUPERSTEPS = MAX_PAGES
 
 #: The largest seed KaHyPar takes (a C ``int``): ``crawlab partition --seed`` and the labs'.
 MAX_SEED = 2**31 - 1

@@ -233,6 +233,27 @@ def test_threads_and_processes_have_a_limit(capsys, no_crawl, argv, flag, limit)
     assert f"at most {getattr(crawlers.args, limit)}" in line
 
 
+@pytest.mark.parametrize("argv, flag, limit", [
+    (["bsp", "--sim", "--json", "--R"], "--R", "MAX_R"),
+    (["bsp", "--sim", "--json", "--max-pages"], "--max-pages", "MAX_PAGES"),
+    (["bsp", "--sim", "--json", "--max-supersteps"], "--max-supersteps", "MAX_SUPERSTEPS"),
+    (["bsp", "--sim", "--json", "--procs", "2", "--kill-worker", "1", "--kill-at"], "--kill-at",
+     "MAX_SUPERSTEPS"),
+    (["crawl", "--sim", "--json", "--max-pages"], "--max-pages", "MAX_PAGES"),
+])
+def test_budgets_and_supersteps_have_a_limit(capsys, no_crawl, argv, flag, limit):
+    """These took any positive integer (a budget or an R of 10**20 went to the workers). The
+    limit itself parses; one more is refused, naming the flag and the limit, before any work."""
+    import crawlers.args
+    from crawlers.cli.app import build_parser
+
+    high = getattr(crawlers.args, limit)
+    dest = "R" if flag == "--R" else flag[2:].replace("-", "_")
+    assert getattr(build_parser().parse_args([*argv, str(high)]), dest) == high
+    line = refused(capsys, [*argv, str(high + 1)], flag)
+    assert f"at most {high}" in line
+
+
 @pytest.mark.parametrize("argv, flag", [
     (["explore", "monitor", "--random", "--runs", "99999999999999", "--scenario",
       "lost-update"], "--runs"),

@@ -22,8 +22,11 @@ import json
 import sys
 
 from crawlers.args import (
+    MAX_PAGES,
     MAX_PROCS,
+    MAX_R,
     MAX_SECONDS,
+    MAX_SUPERSTEPS,
     MAX_THREADS,
     at_most,
     non_negative_int,
@@ -50,8 +53,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    metavar="P", help=f"worker processes (default: 2, at most {MAX_PROCS})")
     g.add_argument("--robots", type=at_most(positive_int, MAX_THREADS), default=4, metavar="r",
                    help=f"robot threads per worker (default: 4, at most {MAX_THREADS})")
-    g.add_argument("--R", type=positive_int, default=64, metavar="R", dest="R",
-                   help="URLs each worker extracts per superstep (default: 64)")
+    g.add_argument("--R", type=at_most(positive_int, MAX_R), default=64, metavar="R", dest="R",
+                   help=f"URLs each worker extracts per superstep (default: 64, at most {MAX_R})")
     g.add_argument("--frontier", default="cbt", metavar="NAME",
                    help="each worker's frontier (see `crawlab frontiers`; default: cbt), or "
                    "your own class as FILE.py:CLASS")
@@ -72,14 +75,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("faults (processes backend, or mpi with --state)")
     g.add_argument("--kill-worker", type=non_negative_int, metavar="RANK",
                    help="SIGKILL this worker ...")
-    g.add_argument("--kill-at", type=non_negative_int, metavar="SUPERSTEP",
+    g.add_argument("--kill-at", type=at_most(non_negative_int, MAX_SUPERSTEPS),
+                   metavar="SUPERSTEP",
                    help="... at the start of this superstep (0 = the first)")
     g = p.add_argument_group("when to stop")
     g.add_argument("--seconds", type=at_most(positive, MAX_SECONDS, "a year"), metavar="S",
                    help="time slice")
-    g.add_argument("--max-pages", type=positive_int, metavar="N", help="page budget")
-    g.add_argument("--max-supersteps", type=positive_int, metavar="N",
-                   help="superstep limit")
+    g.add_argument("--max-pages", type=at_most(positive_int, MAX_PAGES), metavar="N",
+                   help=f"page budget (at most {MAX_PAGES})")
+    g.add_argument("--max-supersteps", type=at_most(positive_int, MAX_SUPERSTEPS), metavar="N",
+                   help=f"superstep limit (at most {MAX_SUPERSTEPS})")
     add_web_arguments(p)
     g = p.add_argument_group("output")
     g.add_argument("--json", action="store_true", help="print one JSON object")

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from crawlers.args import (
     MAX_CAPACITY,
     MAX_COMMIT_EVERY,
+    MAX_PAGES,
     MAX_SECONDS,
     MAX_THREADS,
     at_most,
@@ -62,8 +63,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("when to stop")
     g.add_argument("--seconds", type=at_most(positive, MAX_SECONDS, "a year"), metavar="S",
                    help="time slice (the paper's was 3 s); default: until the web is exhausted")
-    g.add_argument("--max-pages", type=positive_int, metavar="N",
-                   help="page budget (a resumed --state crawl counts the pages of this session)")
+    g.add_argument("--max-pages", type=at_most(positive_int, MAX_PAGES), metavar="N",
+                   help="page budget (a resumed --state crawl counts the pages of this session; "
+                   f"at most {MAX_PAGES})")
     add_web_arguments(p)
     g = p.add_argument_group("output")
     g.add_argument("--json", action="store_true", help="print one JSON object, no progress")
