@@ -4,7 +4,7 @@ A lab is a module ``labs/lab_NAME.py`` whose docstring's first line says what it
 defines ``main(argv=None) -> int``. ``crawlab lab --list`` lists them; ``crawlab lab NAME`` runs
 one (``NAME`` with dashes or underscores). A lab script looks like::
 
-    from labs.harness import Lab
+    from labs.harness import Lab, script
 
     def main(argv=None):
         lab = Lab("frontier-bench", __doc__, argv)        # parses --quick/--out/--seed
@@ -14,6 +14,9 @@ one (``NAME`` with dashes or underscores). A lab script looks like::
         ...
         lab.save(fig)                                      # PNG with the machine stamped on it
         return 0
+
+    if __name__ == "__main__":                             # python -m labs.lab_frontier_bench:
+        raise SystemExit(script(main))                     # errors in one line, as crawlab's
 
 Every number says where it came from. :meth:`Lab.write_csv` writes a ``source`` column:
 ``measured`` rows carry the machine stamp (:func:`machine`: cores, CPU, the interpreter's
@@ -50,13 +53,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from crawlers.args import MAX_SEED, OneLineParser, at_most, non_negative_int
+from crawlers.args import EXIT_USAGE, MAX_SEED, OneLineParser, at_most, non_negative_int
 from labs import plotstyle
 
 __all__ = [
     "Lab", "LabError", "SOURCES", "add_frontier_flag", "commit", "free_threaded_build",
     "frontier_names", "gil_enabled", "interpreter_line", "lab_modules", "provenance_problems",
-    "columns", "machine", "machine_line", "run_lab", "series", "spread", "summarize",
+    "columns", "machine", "machine_line", "run_lab", "script", "series", "spread", "summarize",
     "write_rows",
 ]
 
@@ -591,3 +594,28 @@ def run_lab(name: str, argv: Sequence[str] | None = None) -> int:
             raise  # --repl for --replot
         raise LabError(f"--replot: the CSV this lab read has no column {exc}: it was written "
                        "by another version of the lab; run it without --replot") from None
+
+
+def script(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None
+           ) -> int:
+    """A lab run as ``python -m labs.lab_NAME``: its ``__main__`` line is
+    ``raise SystemExit(script(main))``. ``main(argv)`` (``None``: the command line), with what
+    ``crawlab``'s own main says in one line said in one line here too, not as a traceback: bad
+    input (:class:`LabError`) and a served web that could not start
+    (:class:`~crawlers.web.server.ServerError`), exit status 2; Ctrl-C, ``interrupted``, 130.
+    The lines name the lab as its flags' errors do (``crawlab lab NAME: ...``)."""
+    from crawlers.web.server import ServerError
+
+    name = Path(main.__code__.co_filename).stem.removeprefix("lab_").replace("_", "-")
+    prog = f"crawlab lab {name}"
+    try:
+        return int(main(argv) or 0)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except ServerError as exc:
+        print(f"{prog}: error: the served web did not start: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except LabError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE

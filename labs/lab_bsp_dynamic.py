@@ -26,7 +26,7 @@ from crawlers.args import MAX_LATENCY, at_most, non_negative, positive
 from crawlers.bsp.analysis import dynamic
 from crawlers.page.urls import site_of
 from crawlers.web import webgen
-from labs.harness import Lab
+from labs.harness import Lab, script
 
 ROBOTS = (4, 4, 2, 2, 1, 1)
 
@@ -129,4 +129,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

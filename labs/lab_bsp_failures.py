@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from crawlers.bsp import BspConfig, run_bsp
 from crawlers.crawl.targets import WebOptions
-from labs.harness import Lab
+from labs.harness import Lab, script
 
 WINDOW = 10
 
@@ -83,4 +83,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from crawlers.bsp.analysis import rx
 from crawlers.web import webgen
-from labs.harness import Lab, series
+from labs.harness import Lab, script, series
 
 PAPER = {"processors": 4, "pages": 2_000_000, "max_error": 0.05, "error_at_1000": 0.01,
          "rx_at_1000": 12_000 / 4}
@@ -120,4 +120,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

@@ -67,7 +67,7 @@ from crawlers.crawl.targets import WebOptions
 from crawlers.page.urls import site_of
 from crawlers.partition.assignment import write_partition_file
 from crawlers.web.server import WebServer, process_cpu_seconds
-from labs.harness import Lab, LabError, series, summarize
+from labs.harness import Lab, LabError, script, series, summarize
 from labs.lab_extractors import make_doc_pages
 from labs.plotstyle import runs_note
 
@@ -435,4 +435,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 from labs.crawlbench import make_web, sim_crawl, summary
-from labs.harness import Lab, LabError, series, summarize
+from labs.harness import Lab, LabError, script, series, summarize
 from labs.plotstyle import runs_note
 
 CAPACITIES = (10, 20, 30)
@@ -182,4 +182,4 @@ def _replot(lab: Lab, path) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

@@ -29,7 +29,7 @@ from crawlers.crawl.crawler import Crawler
 from crawlers.crawl.journal import Journal
 from crawlers.web.simfetch import SimulatedFetcher
 from labs.crawlbench import make_frontier, make_web
-from labs.harness import Lab
+from labs.harness import Lab, script
 from labs.plotstyle import MIN_RUNS_FOR_SPREAD, look, runs_note
 
 MODES = ("none", "per-page", "group")
@@ -174,4 +174,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

@@ -33,7 +33,7 @@ from collections.abc import Callable
 import frontier
 from crawlers.crawl.visited import RacyVisitedSet, VisitedSet
 from labs.crawlbench import make_frontier
-from labs.harness import Lab, add_frontier_flag, frontier_names
+from labs.harness import Lab, add_frontier_flag, frontier_names, script
 
 TARGET = 150  # bytes per URL of the visited set at 10^6 URLs
 
@@ -170,4 +170,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

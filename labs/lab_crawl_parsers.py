@@ -57,7 +57,7 @@ from crawlers.page import extract
 from crawlers.page.fetch import HttpFetcher
 from crawlers.page.urls import Scope
 from crawlers.web.server import WebServer
-from labs.harness import Lab, LabError, series
+from labs.harness import Lab, LabError, script, series
 from labs.othercpu import busy_reason, machine_cpu, others_share
 
 CEILING_THREADS = 16
@@ -455,4 +455,4 @@ def _parsers_results(lab: Lab, rows: list[dict], max_pages: int, mirrors: int | 
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import frontier
 from crawlers.crawl.report import GroundTruth
 from labs.crawlbench import make_web, sim_crawl
-from labs.harness import Lab, series
+from labs.harness import Lab, script, series
 
 
 def main(argv=None) -> int:
@@ -62,4 +62,4 @@ def _page_of(web):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

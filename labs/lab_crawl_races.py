@@ -45,7 +45,7 @@ from frontier.contract import check_capacity
 from frontier.storage import RingBuffer
 from frontier.unsynchronized import UnsynchronizedFrontier
 from labs.crawlbench import make_frontier, make_web
-from labs.harness import Lab
+from labs.harness import Lab, script
 from labs.plotstyle import look
 
 SWITCH_INTERVALS = (5e-3, 1e-4, 1e-6)
@@ -99,7 +99,10 @@ class WindowFrontier(UnsynchronizedFrontier):
 def crawl_to_the_end(web, name: str, threads: int, switch: float, capacity: int,
                      seed: int) -> dict:
     """Crawl ``web`` until it is exhausted (or stalls on lost URLs) with ``switch`` as the
-    switch interval; one row of race counts, from the frontier and from the ground truth."""
+    switch interval; one row of race counts, from the frontier and from the ground truth.
+    A crawl stopped by Ctrl-C (or SIGTERM, which ``crawlab`` turns into one) raises
+    ``KeyboardInterrupt`` again: the crawler ends the crawl with a report, but its pages
+    never fetched would count as lost, and the lab would go on to the next crawl."""
     fetcher = SimulatedFetcher(web, latency=0.0, seed=seed)
     truth = GroundTruth(web.size, web.pagerank(), fetcher.addressing.page_of)
     f = WindowFrontier(capacity) if name == WINDOW else make_frontier(name, capacity)
@@ -111,6 +114,8 @@ def crawl_to_the_end(web, name: str, threads: int, switch: float, capacity: int,
         r = crawler.run(seconds=60)
     finally:
         sys.setswitchinterval(before)
+    if r.stopped_by == "interrupted":
+        raise KeyboardInterrupt
     stats = r.frontier_stats
     return {
         "frontier": name, "switch_interval": switch, "threads": threads,
@@ -218,4 +223,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

@@ -33,6 +33,7 @@ from labs.harness import (
     LabError,
     add_frontier_flag,
     frontier_names,
+    script,
     series,
 )
 from labs.plotstyle import runs_note
@@ -150,4 +151,4 @@ def frontier_bound(lab: Lab, web, names, seconds: float, warmup: float) -> list[
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

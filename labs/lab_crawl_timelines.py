@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from crawlers.crawl.timeline import STATES, Timeline
 from labs.crawlbench import make_web, sim_crawl
-from labs.harness import Lab, machine_line, spread
+from labs.harness import Lab, machine_line, script, spread
 
 # name -> (frontier, robots, producers, capacity, when_full, latency, untimed waits)
 SCENARIOS = {
@@ -118,4 +118,4 @@ def record_cost(n: int = 200_000) -> float:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

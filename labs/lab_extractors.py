@@ -35,7 +35,7 @@ from pathlib import Path
 from crawlers.page.extract import EXTRACTORS
 from crawlers.page.fetch import HttpFetcher
 from crawlers.web.server import WebServer
-from labs.harness import Lab
+from labs.harness import Lab, script
 
 THREADS = (1, 16)
 _IDENT = ("frontier", "queue", "lock", "url", "page", "site", "crawler", "thread", "heap",
@@ -222,4 +222,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

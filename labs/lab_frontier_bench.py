@@ -45,6 +45,7 @@ from labs.harness import (
     add_frontier_flag,
     frontier_names,
     gil_enabled,
+    script,
     series,
     summarize,
 )
@@ -594,4 +595,4 @@ def shared_object(rows: list[dict]) -> str | None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from labs.harness import Lab, LabError, add_frontier_flag, frontier_names
+from labs.harness import Lab, LabError, add_frontier_flag, frontier_names, script
 
 ROUNDS, QUICK_ROUNDS = 5, 3
 SECONDS, QUICK_SECONDS = 2.0, 1.0  # one cell: the benchmark's loop for this long
@@ -214,4 +214,4 @@ def _plot(lab: Lab, summary: list[dict], names: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

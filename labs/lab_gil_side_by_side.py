@@ -31,7 +31,7 @@ from pathlib import Path
 
 from crawlers.args import MAX_RUNS, at_most, positive_int
 from labs import plotstyle
-from labs.harness import Lab, LabError, add_frontier_flag, frontier_names, interpreter_line
+from labs.harness import Lab, LabError, add_frontier_flag, frontier_names, interpreter_line, script
 from labs.lab_frontier_bench import BUSY, CEILING_GOALS, GOALS, PRIVATE
 from labs.plotstyle import runs_note
 
@@ -323,4 +323,4 @@ def _plot(lab, rows, chosen, thread_counts) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

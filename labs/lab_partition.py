@@ -26,7 +26,7 @@ from crawlers.partition import partitioners
 from crawlers.partition.hypergraph import CrawlGraph, messages, site_hypergraph
 from crawlers.web.topics import with_topics
 from crawlers.web.webgen import generate
-from labs.harness import Lab
+from labs.harness import Lab, script
 
 KS = (4, 8, 16, 32, 64)
 # Table 2 of the paper: K -> (hash imbalance %, HP imbalance %, hash messages 10^3, HP 10^3).
@@ -221,4 +221,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

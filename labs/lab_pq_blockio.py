@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import tempfile
 
-from labs.harness import Lab, series
+from labs.harness import Lab, script, series
 from labs.pqbench import supersteps
 
 BLOCK = 256
@@ -108,4 +108,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

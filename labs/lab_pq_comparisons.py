@@ -14,7 +14,7 @@ first superstep (warm-up).
 
 from __future__ import annotations
 
-from labs.harness import Lab
+from labs.harness import Lab, script
 from labs.pqbench import KINDS, LABELS, supersteps
 
 PAPER = "paper (Fig. 8, no numbers in the text): QH below BH, the gap widening as R grows"
@@ -64,4 +64,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from frontier.slices import Slices, SliceWork, make_storage, rank_errors, run_supersteps
-from labs.harness import Lab
+from labs.harness import Lab, script
 from labs.plotstyle import look
 from labs.pqbench import pairs
 
@@ -181,4 +181,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

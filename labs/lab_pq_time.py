@@ -10,7 +10,7 @@ the median of the rounds with their min-max spread.
 from __future__ import annotations
 
 from crawlers.args import MAX_RUNS, at_most, positive_int
-from labs.harness import Lab, series, summarize
+from labs.harness import Lab, script, series, summarize
 from labs.plotstyle import runs_note
 from labs.pqbench import LABELS, heapq_supersteps, supersteps
 
@@ -107,4 +107,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

@@ -28,7 +28,7 @@ from pathlib import Path
 import frontier
 from crawlers.args import MAX_RUNS, MAX_THREADS, at_most, positive_int
 from labs import plotstyle, usl
-from labs.harness import Lab, LabError, add_frontier_flag, frontier_names, interpreter_line
+from labs.harness import Lab, LabError, add_frontier_flag, frontier_names, interpreter_line, script
 from labs.lab_frontier_bench import BUSY, PRIVATE, _log_ticks, _rate, panels
 from labs.lab_gil_side_by_side import _bench_round, _default_free_threaded, probe
 from labs.plotstyle import runs_note
@@ -248,4 +248,4 @@ def _draw(ax, rows: list[dict], model: dict, interp: str, names: list[str], core
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

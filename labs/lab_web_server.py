@@ -27,7 +27,7 @@ import time
 from crawlers.page.fetch import HttpFetcher
 from crawlers.web.server import WebServer
 from crawlers.web.webgen import generate
-from labs.harness import Lab
+from labs.harness import Lab, script
 from labs.plotstyle import look
 
 
@@ -139,4 +139,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(script(main))

@@ -83,6 +83,57 @@ def test_the_races_lab_counts_agree_with_the_ground_truth():
     assert races.counts_agree(row)
 
 
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("how, name", [("crawlab", "SIGTERM"), ("crawlab", "SIGINT"),
+                                       ("directly", "SIGINT")])
+def test_a_signal_mid_crawl_ends_the_races_lab(monkeypatch, tmp_path, capsys, how, name):
+    """Ctrl-C, or SIGTERM (``kill``, ``timeout``), in a crawl stopped that crawl alone: the lab
+    went on with the next ones, counted the pages the cut crawl never fetched as lost, and
+    wrote it all, status 0. Now it ends there as ``crawlab`` ends on Ctrl-C: one line,
+    ``interrupted``, status 130, no CSV. The signal is sent to this process by the first
+    crawl's third fetch, so it lands mid-crawl on any machine (``crawlab lab`` or ``python -m
+    labs.lab_crawl_races``, which runs ``script(main)``)."""
+    import signal
+
+    from labs.harness import script
+
+    sig = getattr(signal, name)
+    if sig == signal.SIGTERM and signal.getsignal(sig) is not signal.SIG_DFL:
+        pytest.skip("SIGTERM has a handler in this process: crawlab leaves it alone")
+    crawls, lock = [], threading.Lock()  # lock: guards the count of fetches below
+
+    class Signalling(races.SimulatedFetcher):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.fetches = 0
+            crawls.append(self)
+
+        def fetch(self, url):
+            with lock:
+                self.fetches += 1
+                now = len(crawls) == 1 and self.fetches == 3
+            if now:
+                os.kill(os.getpid(), sig)  # as kill PID (or Ctrl-C) does
+            return super().fetch(url)
+
+    monkeypatch.setattr(races, "SimulatedFetcher", Signalling)
+    monkeypatch.setattr(races, "make_web", lambda pages, sites, seed: make_web(300, 4, seed))
+    argv = ["--quick", "--no-plot", "--out", str(tmp_path)]
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # even if ignored
+    try:
+        status = (crawlab(["lab", "crawl-races", *argv]) if how == "crawlab"
+                  else script(races.main, argv))
+    except KeyboardInterrupt:  # out of the lab: a test failure, not pytest's own Ctrl-C
+        pytest.fail("the KeyboardInterrupt escaped the lab's entry point")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    err = capsys.readouterr().err
+    assert status == 130, err
+    assert err == f"crawlab lab{' crawl-races' if how == 'directly' else ''}: interrupted\n"
+    assert len(crawls) == 1  # no crawl after the interrupted one
+    assert not (tmp_path / "crawl-races" / "crawl-races.csv").exists()
+
+
 # -- memory -----------------------------------------------------------------------------------
 
 def test_traced_bytes_sees_a_list_of_pointers_as_8_bytes_each():

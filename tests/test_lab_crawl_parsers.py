@@ -6,6 +6,8 @@ import csv
 import importlib.util
 import math
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -145,3 +147,29 @@ def test_a_missing_interpreter_is_one_line_and_status_2(little_site, tmp_path, c
                       "--interpreter", str(tmp_path / "nope"), "--out", str(tmp_path)])
     assert status == 2
     assert "not an executable file" in capsys.readouterr().err
+
+
+def _few_files() -> None:
+    """In the child before exec: at most 200 open files (``ulimit -n 200``)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200))
+
+
+def test_run_directly_a_served_web_that_cannot_start_is_one_line(little_site, tmp_path):
+    """``python -m labs.lab_crawl_parsers`` ended in the ServerError's traceback (exit 1) where
+    ``crawlab lab crawl-parsers`` says one line: 300 mirror sites cannot be served under
+    ``ulimit -n 200``. Run directly, the lab says it in one line too, exit 2, before any
+    crawl."""
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [sys.executable, "-m", "labs.lab_crawl_parsers", "--quick", "--only-ceiling",
+         "--no-plot", "--site-dir", str(little_site), "--mirrors", "300", "--out", str(out)],
+        capture_output=True, text=True, timeout=120, preexec_fn=_few_files)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2, run.stderr
+    assert "Traceback" not in run.stderr and len(lines) == 1, run.stderr
+    assert lines[0].startswith("crawlab lab crawl-parsers: error: the served web did not "
+                               "start: a served web of 300 sites needs"), lines[0]
+    assert "ulimit -n" in lines[0], lines[0]
+    assert not (out / "crawl-parsers" / "crawl-ceiling.csv").exists()

@@ -7,7 +7,7 @@ import csv
 import pytest
 
 import frontier
-from labs.harness import Lab, LabError, lab_modules, machine, machine_line, write_rows
+from labs.harness import Lab, LabError, lab_modules, machine, machine_line, script, write_rows
 from labs.lab_frontier_bench import measure
 
 
@@ -68,3 +68,32 @@ def test_write_rows_keeps_every_column_in_the_order_it_first_appears(tmp_path):
     path = write_rows(tmp_path / "t.csv", [{"a": 1, "b": 2}, {"b": 3, "c": 4}])
     with open(path, newline="") as f:
         assert list(csv.reader(f)) == [["a", "b", "c"], ["1", "2", ""], ["", "3", "4"]]
+
+
+def test_a_lab_run_directly_says_a_lab_error_in_one_line(tmp_path, capsys):
+    """``python -m labs.lab_NAME`` runs ``script(main)``: a :class:`LabError` (here
+    ``--replot`` with no CSV to read) is one line naming the lab and status 2, as under
+    ``crawlab lab``, not a traceback (status 1)."""
+    from labs import lab_bsp_rx
+
+    status = script(lab_bsp_rx.main, ["--replot", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("crawlab lab bsp-rx: error: --replot: "), err
+    assert "is missing" in err, err
+
+
+@pytest.mark.parametrize("name", lab_modules())
+def test_every_lab_run_directly_goes_through_script(name):
+    """Each ``labs/lab_NAME.py`` ends ``raise SystemExit(script(main))``, so that ``python -m``
+    says bad input in one line as ``crawlab lab`` does (the test above shows what it says)."""
+    import ast
+    import importlib
+    import inspect
+
+    tree = ast.parse(inspect.getsource(importlib.import_module("labs.lab_" + name.replace("-", "_"))))
+    guards = [n for n in tree.body if isinstance(n, ast.If)
+              and ast.unparse(n.test) == "__name__ == '__main__'"]
+    assert [ast.unparse(s) for g in guards for s in g.body] == [
+        "raise SystemExit(script(main))"], name
