@@ -13,7 +13,7 @@ from crawlers.crawl.report import CrawlReport, GroundTruth
 from crawlers.web import webgen
 from crawlers.web.simfetch import SimulatedFetcher
 
-__all__ = ["cpu_ceiling", "make_frontier", "make_web", "sim_crawl"]
+__all__ = ["cpu_ceiling", "make_frontier", "make_web", "sim_crawl", "to_the_end"]
 
 _WEBS: dict[tuple[int, int, int], webgen.Web] = {}
 
@@ -58,7 +58,17 @@ def sim_crawl(
         when_full=when_full, ground_truth=truth, timeline=timeline, watchdog=watchdog,
         producers=producers, poll=poll, thread_timeline=thread_timeline,
     )
-    return crawler.run(seconds=seconds, max_pages=max_pages)
+    return to_the_end(crawler.run(seconds=seconds, max_pages=max_pages))
+
+
+def to_the_end(report: CrawlReport) -> CrawlReport:
+    """``report``, unless Ctrl-C (or SIGTERM, which ``crawlab`` turns into one) ended its
+    crawl: the crawler then ends the crawl with a report instead of raising, and a lab that
+    kept it would record a cut crawl as a measured one and go on to the next;
+    ``KeyboardInterrupt`` is raised again instead, which ends the lab."""
+    if report.stopped_by == "interrupted":
+        raise KeyboardInterrupt
+    return report
 
 
 def cpu_ceiling(web: webgen.Web, name: str = "monitor", seconds: float = 1.0) -> float:

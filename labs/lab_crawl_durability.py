@@ -28,7 +28,7 @@ from crawlers.args import MAX_COMMIT_EVERY, MAX_LATENCY, MAX_RUNS, at_most, posi
 from crawlers.crawl.crawler import Crawler
 from crawlers.crawl.journal import Journal
 from crawlers.web.simfetch import SimulatedFetcher
-from labs.crawlbench import make_frontier, make_web
+from labs.crawlbench import make_frontier, make_web, to_the_end
 from labs.harness import Lab, script
 from labs.plotstyle import MIN_RUNS_FOR_SPREAD, look, runs_note
 
@@ -68,7 +68,7 @@ def crawl(web, threads: int, commit_every: int | None, latency: float, seconds: 
         journal = None if commit_every is None else Journal(state, commit_every=commit_every)
         crawler = Crawler(fetcher, make_frontier("monitor"), fetcher.seed_urls(),
                           threads=threads, when_full="spill", journal=journal, watchdog=0.5)
-        r = crawler.run(seconds=seconds)
+        r = to_the_end(crawler.run(seconds=seconds))
     return {"pages_per_second": r.pages_per_second, "pages": r.pages_fetched,
             "commits": r.journal_commits}
 

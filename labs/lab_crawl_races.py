@@ -44,7 +44,7 @@ from crawlers.web.simfetch import SimulatedFetcher
 from frontier.contract import check_capacity
 from frontier.storage import RingBuffer
 from frontier.unsynchronized import UnsynchronizedFrontier
-from labs.crawlbench import make_frontier, make_web
+from labs.crawlbench import make_frontier, make_web, to_the_end
 from labs.harness import Lab, script
 from labs.plotstyle import look
 
@@ -100,9 +100,8 @@ def crawl_to_the_end(web, name: str, threads: int, switch: float, capacity: int,
                      seed: int) -> dict:
     """Crawl ``web`` until it is exhausted (or stalls on lost URLs) with ``switch`` as the
     switch interval; one row of race counts, from the frontier and from the ground truth.
-    A crawl stopped by Ctrl-C (or SIGTERM, which ``crawlab`` turns into one) raises
-    ``KeyboardInterrupt`` again: the crawler ends the crawl with a report, but its pages
-    never fetched would count as lost, and the lab would go on to the next crawl."""
+    A crawl ended by Ctrl-C ends the lab (:func:`~labs.crawlbench.to_the_end`): its pages
+    never fetched would count as lost."""
     fetcher = SimulatedFetcher(web, latency=0.0, seed=seed)
     truth = GroundTruth(web.size, web.pagerank(), fetcher.addressing.page_of)
     f = WindowFrontier(capacity) if name == WINDOW else make_frontier(name, capacity)
@@ -111,11 +110,9 @@ def crawl_to_the_end(web, name: str, threads: int, switch: float, capacity: int,
     before = sys.getswitchinterval()
     sys.setswitchinterval(switch)
     try:
-        r = crawler.run(seconds=60)
+        r = to_the_end(crawler.run(seconds=60))
     finally:
         sys.setswitchinterval(before)
-    if r.stopped_by == "interrupted":
-        raise KeyboardInterrupt
     stats = r.frontier_stats
     return {
         "frontier": name, "switch_interval": switch, "threads": threads,

@@ -258,3 +258,35 @@ def test_the_frontier_bound_panel_runs_every_frontier_alike_and_scales_by_its_ow
     with open(tmp_path / "crawl-threads" / "frontier-bound.csv") as f:
         written = list(csv.DictReader(f))
     assert len(written) == len(rows) and written[0]["source"] == "measured"
+
+
+@pytest.mark.timeout(120)
+def test_a_ctrl_c_mid_crawl_ends_the_crawl_labs_shared_crawl(monkeypatch):
+    """``sim_crawl`` (crawl-threads, crawl-capacity, crawl-timelines ...) raises Ctrl-C again
+    instead of handing back the cut crawl's report as a measurement: the crawler turns Ctrl-C
+    into a report that says ``interrupted``, and the lab's loop would go on to its next
+    crawl. The signal comes from the third fetch, so it lands mid-crawl."""
+    import signal
+
+    from labs import crawlbench
+
+    lock = threading.Lock()  # guards fetches
+    fetches = [0]
+
+    class Signalling(crawlbench.SimulatedFetcher):
+        def fetch(self, url):
+            with lock:
+                fetches[0] += 1
+                now = fetches[0] == 3
+            if now:
+                os.kill(os.getpid(), signal.SIGINT)
+            return super().fetch(url)
+
+    monkeypatch.setattr(crawlbench, "SimulatedFetcher", Signalling)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # even if ignored
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            crawlbench.sim_crawl(make_web(300, 4, 1), "monitor", 4, latency=0.0, seconds=60)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert fetches[0] >= 3
