@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -14,11 +16,14 @@ import time
 import pytest
 import requests
 
+import frontier
 from crawlers.cli import serve
+from crawlers.crawl.crawler import Crawler
+from crawlers.crawl.targets import WebOptions, open_target
 from crawlers.page.fetch import HttpFetcher
 from crawlers.web.server import ServerError, WebServer
 from crawlers.web.webgen import generate
-from tests.helpers import raw_get
+from tests.helpers import raw_get, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -304,3 +309,222 @@ def test_cli_serve_prints_seeds_and_stops_on_ctrl_c(tree):
         if process.poll() is None:
             process.kill()
             process.wait(5)
+
+
+# -- how long a client may keep a connection ----------------------------------------------------
+# A client may keep the server waiting for a request's first byte at most idle_timeout, and for the
+# rest of it at most request_timeout in all. Every socket operation below has a timeout and every
+# loop a deadline: without the limits a test fails in seconds, it does not hang.
+
+def _limited(**settings) -> WebServer:
+    """A started thread-mode server of a one-site web with the given limits and settings."""
+    web = generate(n_pages=10, n_sites=1, seed=1)
+    return WebServer(web, mode="thread", **settings).start()
+
+
+def _get(s: socket.socket, path: str = "/p1.html", pause: float = 0.0) -> bytes:
+    """One keep-alive GET on ``s`` (its request line and its headers ``pause`` seconds apart),
+    its whole response read (Content-Length bodies only); returns the response's head."""
+    s.sendall(f"GET {path} HTTP/1.1\r\n".encode())
+    if pause:
+        time.sleep(pause)  # the client's pace, the behaviour under test
+    s.sendall(b"Host: x\r\n\r\n")
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        assert chunk, f"the connection closed before a response, after {data!r}"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+    while len(body) < length:
+        chunk = s.recv(65536)
+        assert chunk, "the connection closed in the middle of a body"
+        body += chunk
+    return head
+
+
+def test_the_limits_have_defaults_that_outlast_every_pause_the_crawler_takes_on_purpose():
+    """IDLE_TIMEOUT's note: a close races a request sent within a millisecond of the deadline,
+    so the default is kept above every deliberate pause of a polite crawl (Crawl-delay and
+    Retry-After, capped by the policy); and both limits refuse what is not a positive time."""
+    from crawlers.page.policy import Policy
+    from crawlers.web.httpd import IDLE_TIMEOUT, REQUEST_TIMEOUT, ServerConfig
+
+    policy = Policy()
+    assert IDLE_TIMEOUT > max(policy.max_crawl_delay, policy.retry_after_cap)
+    assert 0 < REQUEST_TIMEOUT <= IDLE_TIMEOUT
+    config = WebServer(generate(n_pages=10, n_sites=1, seed=1), mode="thread").config
+    assert (config.idle_timeout, config.request_timeout) == (IDLE_TIMEOUT, REQUEST_TIMEOUT)
+    for bad in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="idle_timeout"):
+            ServerConfig(idle_timeout=bad)
+        with pytest.raises(ValueError, match="request_timeout"):
+            ServerConfig(request_timeout=bad)
+
+
+@pytest.mark.parametrize("requests_first", [0, 1], ids=["silent", "after-a-request"])
+def test_an_idle_connection_is_closed_after_the_idle_timeout(requests_first):
+    """A client that opens a connection and sends nothing, or gets an answer and then sends
+    nothing, held a socket and a coroutine for ever; it is closed after idle_timeout (an end
+    of file, no response) and counted as closed_idle."""
+    srv = _limited(idle_timeout=0.2, request_timeout=30)
+    try:
+        with socket.create_connection(("127.0.0.1", srv.ports[0]), timeout=5) as s:
+            for _ in range(requests_first):
+                assert _get(s).startswith(b"HTTP/1.1 200")
+            quiet_since = time.monotonic()
+            assert s.recv(1) == b""  # the server's end of file; a socket.timeout without it
+            assert time.monotonic() - quiet_since >= 0.2 - 0.01  # not before the limit
+        wait_until(lambda: srv.stats()["closed_idle"] == 1, 5, "the idle close being counted")
+        assert srv.stats() == {"connections": 1, "requests": requests_first, "closed_idle": 1,
+                               "closed_slow": 0}
+    finally:
+        srv.stop()
+
+
+def test_a_client_dribbling_its_headers_is_closed_after_the_request_timeout():
+    """Slowloris: a request whose headers come a byte every 50 ms, for ever, reset no timer and
+    held the connection for ever. request_timeout bounds the whole request from its first
+    byte, however steadily the bytes come: 408, then the close, counted as closed_slow (the
+    idle limit, 30 s here, plays no part)."""
+    srv = _limited(idle_timeout=30, request_timeout=0.3)
+    try:
+        with socket.create_connection(("127.0.0.1", srv.ports[0]), timeout=5) as s:
+            endless = itertools.chain(b"GET /p1.html HTTP/1.1\r\nHost: x\r\nX-Pad: ",
+                                      itertools.repeat(ord("a")))
+            started = time.monotonic()
+            sent = 0
+            while not select.select([s], [], [], 0.05)[0]:  # 50 ms between bytes
+                assert time.monotonic() - started < 5, f"still open after {sent} bytes, 5 s"
+                s.sendall(bytes([next(endless)]))
+                sent += 1
+            answer = b""
+            while chunk := s.recv(65536):  # to the server's end of file
+                answer += chunk
+            took = time.monotonic() - started
+        assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
+        assert b"Connection: close" in answer
+        assert sent >= 4 and took >= 0.3 - 0.01  # bytes kept coming, and the limit was whole
+        wait_until(lambda: srv.stats()["closed_slow"] == 1, 5, "the slow close being counted")
+        assert srv.stats() == {"connections": 1, "requests": 0, "closed_idle": 0,
+                               "closed_slow": 1}
+    finally:
+        srv.stop()
+
+
+def test_requests_sent_within_the_limits_keep_the_connection_open():
+    """The limits are per request, not per connection: a client sending a request every 50 ms,
+    each in two writes 50 ms apart, keeps one connection for 1.2 s, over twice either limit
+    (0.5 s), and nothing is counted closed."""
+    srv = _limited(idle_timeout=0.5, request_timeout=0.5)
+    try:
+        with socket.create_connection(("127.0.0.1", srv.ports[0]), timeout=5) as s:
+            started = time.monotonic()
+            for _ in range(12):
+                assert _get(s, pause=0.05).startswith(b"HTTP/1.1 200")
+                time.sleep(0.05)  # the client's pace between requests
+            assert time.monotonic() - started >= 2 * 0.5
+        assert srv.stats()["connections"] == 1 and srv.stats()["requests"] == 12
+        assert srv.stats()["closed_idle"] == srv.stats()["closed_slow"] == 0
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize("settings,path", [
+    ({"hold": 1.0}, "/_fault/timeout"),  # the timeout fault: no answer, then the close
+    ({"latency": 1.0}, "/p1.html"),  # the injected latency: a late answer
+], ids=["hold", "latency"])
+def test_the_servers_own_waits_are_not_the_clients(settings, path):
+    """A request the server holds (the ``timeout`` fault, ``hold`` seconds) or answers late
+    (``latency``) keeps its connection open past both limits (0.2 s): the server is waiting,
+    not the client."""
+    srv = _limited(idle_timeout=0.2, request_timeout=0.2, **settings)
+    try:
+        with socket.create_connection(("127.0.0.1", srv.ports[0]), timeout=5) as s:
+            started = time.monotonic()
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            first = s.recv(65536)
+            assert time.monotonic() - started >= 1.0 - 0.01, "closed or answered too soon"
+        if "hold" in settings:
+            assert first == b""  # a held request is never answered: closed after the hold
+        else:
+            assert first.startswith(b"HTTP/1.1 200")
+        assert srv.stats()["closed_idle"] == srv.stats()["closed_slow"] == 0
+    finally:
+        srv.stop()
+
+
+def test_the_counts_come_from_the_server_process_and_outlive_its_stop():
+    """In process mode (every crawl's) the counts are asked over the server's pipe, and the last
+    ones are kept once it stops."""
+    web = generate(n_pages=10, n_sites=1, seed=1)
+    with WebServer(web, idle_timeout=0.2) as srv:
+        with socket.create_connection(("127.0.0.1", srv.ports[0]), timeout=5) as s:
+            assert _get(s).startswith(b"HTTP/1.1 200")
+            assert s.recv(1) == b""
+        wait_until(lambda: srv.stats()["closed_idle"] == 1, 5, "the idle close being counted")
+    assert srv.stats() == {"connections": 1, "requests": 1, "closed_idle": 1, "closed_slow": 0}
+
+
+def test_a_connection_closed_while_idle_costs_the_fetcher_nothing():
+    """The crawler's pool keeps connections; the server closes them when idle. urllib3 sees
+    the close when it takes the connection from its pool and opens a new one: every fetch
+    succeeds, nothing is counted, and the server saw one new connection per close."""
+    srv = _limited(idle_timeout=0.1)
+    urls = srv.addressing.seed_urls() + [srv.site_urls[0] + f"/p{i}.html" for i in (1, 2, 3)]
+    try:
+        with HttpFetcher() as fetcher:
+            for n, url in enumerate(urls, start=1):
+                result = fetcher.fetch(url)
+                assert result.ok, (url, result.error)
+                wait_until(lambda n=n: srv.stats()["closed_idle"] == n, 5,
+                           "the server closing the pooled connection")
+            assert not {k: v for k, v in fetcher.counters.as_dict().items()
+                        if v and k != "bad_scheme"}  # no limit acted (links to mailto: aside)
+        assert srv.stats() == {"connections": 4, "requests": 4, "closed_idle": 4,
+                               "closed_slow": 0}
+    finally:
+        srv.stop()
+
+
+@pytest.mark.timeout(60)
+def test_a_polite_crawl_loses_no_page_to_idle_closes():
+    """A whole crawl (robots.txt, politeness 0.3 s per site, 3 threads) against a server that
+    closes a connection idle for 0.1 s: the pooled connections are closed between the requests
+    to a site, and every page is fetched without an error."""
+    web = generate(n_pages=24, n_sites=3, seed=4)
+    with WebServer(web, mode="thread", idle_timeout=0.1) as srv:
+        opts = WebOptions(kind="urls", seed_urls=srv.seed_urls, politeness=0.3, threads=3)
+        with open_target(opts) as target:
+            report = Crawler(target.fetcher, frontier.create("monitor"), target.seeds,
+                             threads=3, rules=target.rules, counters=target.counters,
+                             robots_allowed=target.robots_allowed,
+                             politeness_wait=target.politeness_wait).run(seconds=40)
+        stats = srv.stats()
+    assert report.stopped_by == "exhausted"
+    assert report.unique_pages == web.size and report.errors == {}
+    assert stats["closed_idle"] >= web.size - web.n_sites  # closed between a site's requests
+    assert stats["connections"] >= stats["closed_idle"]
+
+
+@pytest.mark.xfail(strict=True, reason="HttpFetcher mounts its adapter with max_retries=0, and "
+                   "urllib3 then retries nothing: a GET sent on a pooled connection as the server "
+                   "closes it is a 'connection' error (RFC 9112 9.3.1 lets a client resend it)")
+def test_a_request_that_races_the_idle_close_is_sent_again(monkeypatch):
+    """urllib3 checks a pooled connection before reusing it, but time passes between that check
+    and the request reaching the server (measured: of 123 fetches sent after pauses spread over
+    5 ms either side of a 0.1 s idle limit, 7 failed, all in the last 5 ms before it). Here the
+    check is made to miss the close, as it does in that window."""
+    import urllib3.connectionpool
+
+    srv = _limited(idle_timeout=0.1)
+    try:
+        with HttpFetcher() as fetcher:
+            assert fetcher.fetch(srv.seed_urls[0]).ok
+            wait_until(lambda: srv.stats()["closed_idle"] == 1, 5, "the idle close")
+            monkeypatch.setattr(urllib3.connectionpool, "is_connection_dropped",
+                                lambda conn: False)
+            result = fetcher.fetch(srv.seed_urls[0])
+        assert result.ok, result.error
+    finally:
+        srv.stop()

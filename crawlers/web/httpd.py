@@ -17,6 +17,15 @@ Sites are of two kinds:
 Redirect faults use the query: ``?hop=k`` redirects to ``?hop=k-1`` and ``?hop=0`` serves
 the page; ``?loop=1`` and ``?loop=2`` redirect to each other.
 
+A connection holds a file descriptor and a coroutine for as long as it is open, so the client's
+time is limited (:class:`ServerConfig`): it may keep the server waiting for the first byte of a
+request (its first one, or the next on a kept-alive connection) at most ``idle_timeout``
+seconds, and then for the rest of that request (line, headers, any body) at most
+``request_timeout`` seconds in all, however slowly the bytes come. A connection closed for
+either reason is counted (``closed_idle``, ``closed_slow`` in :meth:`LabServer.stats`). The
+server's own waits (injected latency, a ``timeout`` fault's ``hold``, a dripped body) are not
+the client's and are not limited.
+
 Everything here runs on one event loop thread: no locks are needed.
 """
 
@@ -47,9 +56,31 @@ from crawlers.web.webgen import Web
 HOST = "127.0.0.1"
 _REASONS = {200: "OK", 301: "Moved Permanently", 302: "Found", 400: "Bad Request",
             403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-            429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}
+            408: "Request Timeout", 429: "Too Many Requests", 500: "Internal Server Error",
+            503: "Service Unavailable"}
 _MAX_HEAD = 16384
 _CHUNK = 65536
+
+#: Seconds a connection may wait for the first byte of a request (its first one, or the next
+#: on a kept-alive connection) before the server closes it, counted as ``closed_idle``. This is
+#: nginx's ``keepalive_timeout`` and its default. It is above every pause the crawler makes on
+#: purpose between two requests to one site (a robots.txt Crawl-delay of at most
+#: ``Policy.max_crawl_delay`` = 60 s, a Retry-After of at most ``Policy.retry_after_cap`` =
+#: 30 s), so a polite crawl's kept-alive connections are not closed under it, and far from
+#: them: a close races a request only if the request is sent within about a millisecond of the
+#: deadline, and then the crawler's urllib3, which does not retry a request (``max_retries=0``),
+#: would count a ``connection`` error. A connection idle for longer (its site had no URL for a
+#: while) is closed first; urllib3 sees the close when it takes the connection from its pool and
+#: opens a new one, which costs the crawl a connect and nothing more.
+IDLE_TIMEOUT = 75.0
+#: Seconds receiving one request may take in all, from its first byte to the end of its headers
+#: (and of the body it may carry, read and thrown away), before the server answers 408 and
+#: closes the connection, counted as ``closed_slow``: a client dribbling its headers a byte at
+#: a time (slowloris) ends here, since it resets no timer. Every client of this server is on
+#: 127.0.0.1 and sends its request's head in one write (urllib3 does, and so do the labs'
+#: clients), so it arrives within microseconds; 10 s leaves room for a machine paused under load.
+#: nginx's ``client_header_timeout`` is 60 s, for the slow links of the open web.
+REQUEST_TIMEOUT = 10.0
 
 
 def open_file_limit() -> str:
@@ -121,6 +152,13 @@ class ServerConfig:
     hold: float = 60.0  # how long a ``timeout`` fault keeps a request unanswered
     backlog: int = 2048
     traps: bool = False  # add the crawler traps of crawlers.web.traps to every generated site
+    idle_timeout: float = IDLE_TIMEOUT  # a client's wait before a request's first byte
+    request_timeout: float = REQUEST_TIMEOUT  # one request's line, headers and body, in all
+
+    def __post_init__(self) -> None:
+        for name in ("idle_timeout", "request_timeout"):
+            if not getattr(self, name) > 0:  # refuses NaN too; math.inf means no limit
+                raise ValueError(f"{name} must be > 0 seconds, got {getattr(self, name)!r}")
 
     @property
     def n_sites(self) -> int:
@@ -325,13 +363,78 @@ class DirectorySite(Site):
         self._cached_bytes += size
 
 
+_CLOSED_IDLE = "closed_idle"
+_CLOSED_SLOW = "closed_slow"
+_TIMED_OUT = (b"HTTP/1.1 408 Request Timeout\r\nServer: crawlab\r\nConnection: close\r\n"
+              b"Content-Length: 0\r\n\r\n")
+
+
+class _ClientDeadline:
+    """The time one connection's client has left, while the server reads from it.
+
+    :meth:`arm` sets a deadline (replacing the one before) and names the counter of the limit
+    it enforces; when it passes, the connection is aborted (a slow request first gets a 408)
+    and :attr:`expired` names that counter. The coroutine's pending read then ends as at end of
+    file, after the socket is closed. Only a read is ever under a deadline: :meth:`disarm` comes
+    before the server's own waits (latency, a held request, a response).
+
+    One timer serves every deadline of the connection, never later than the deadline: moving
+    the deadline later is two assignments, and a timer that fires before the current deadline is
+    set again for it (on a busy connection, about twice per ``request_timeout``). Measured on a
+    head already buffered: ``readuntil`` alone 1.0 microseconds, with the first-byte read and
+    this deadline 2.2, with a fresh timer armed and cancelled at each step 7.5 (a whole request
+    costs the server about 60). Event-loop thread only.
+    """
+
+    def __init__(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport
+        self._loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = None  # pending, at or before self._when
+        self._when: float | None = None  # loop time of the deadline; None: none
+        self._counter = ""  # the counter of the limit of the current deadline
+        self.expired: str | None = None  # the counter of the limit that ran out, once one did
+
+    def arm(self, seconds: float, counter: str) -> None:
+        """Give the client ``seconds`` from now (the limit counted as ``counter``)."""
+        self._when = self._loop.time() + seconds
+        self._counter = counter
+        if self._timer is not None and self._timer.when() <= self._when:
+            return  # the timer comes first, and will look at the deadline then
+        if self._timer is not None:  # a shorter limit than the timer's (a request's first byte)
+            self._timer.cancel()
+        self._timer = self._loop.call_at(self._when, self._check)
+
+    def disarm(self) -> None:
+        """No deadline from now (the timer, if it fires, finds none)."""
+        self._when = None
+
+    def close(self) -> None:
+        """No deadline and no timer: the connection is over."""
+        self._when = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _check(self) -> None:
+        self._timer = None
+        if self._when is None:
+            return
+        if self._loop.time() < self._when:  # moved since the timer was set
+            self._timer = self._loop.call_at(self._when, self._check)
+            return
+        self.expired = self._counter
+        if self.expired == _CLOSED_SLOW and not self._transport.is_closing():
+            self._transport.write(_TIMED_OUT)  # sent at once, unless a response waits unread
+        self._transport.abort()  # not close(): it would wait for a client that never reads
+
+
 class LabServer:
     """The sites of one :class:`ServerConfig` on one event loop.
 
     ``await start()`` binds every site (raising OSError, e.g. port in use, with nothing
     left bound) and returns the ports; ``await close()`` stops listening, cancels the
     open connections and returns within a bounded time. Not thread-safe: use it from
-    its event loop only.
+    its event loop only, but :meth:`stats`.
     """
 
     def __init__(self, config: ServerConfig) -> None:
@@ -345,7 +448,23 @@ class LabServer:
         self._servers: list[asyncio.base_events.Server] = []
         self._tasks: set[asyncio.Task] = set()
         self.addressing = None
-        self.requests = 0  # answered requests (for the labs)
+        # What the server did (for the labs and :meth:`stats`); the keys are fixed here, so a
+        # copy taken by another thread never sees the dict change size.
+        self.counts = {"connections": 0,  # accepted
+                       "requests": 0,  # answered
+                       _CLOSED_IDLE: 0,  # closed after idle_timeout without a request
+                       _CLOSED_SLOW: 0}  # closed when a request took over request_timeout
+
+    @property
+    def requests(self) -> int:
+        """Answered requests."""
+        return self.counts["requests"]
+
+    def stats(self) -> dict[str, int]:
+        """A copy of :attr:`counts`. Safe from any thread; read without the event loop, so a
+        count may lag by a connection in progress. A connection is counted closed once its
+        socket is."""
+        return dict(self.counts)
 
     async def start(self) -> list[int]:
         """Bind one listening socket per site on 127.0.0.1; return the ports in site order."""
@@ -389,24 +508,34 @@ class LabServer:
             task = asyncio.current_task()
             assert task is not None
             self._tasks.add(task)
+            self.counts["connections"] += 1
+            deadline = _ClientDeadline(writer.transport)
             try:
-                await self._serve_connection(site, reader, writer)
+                await self._serve_connection(site, reader, writer, deadline)
             except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
                 pass
             except asyncio.CancelledError:
                 pass
             finally:
+                deadline.close()
                 self._tasks.discard(task)
                 writer.close()
+                if deadline.expired is not None:  # aborted: counted once its socket is closed
+                    with contextlib.suppress(OSError):  # a reset that came first
+                        await writer.wait_closed()  # closed by now, or in one loop turn
+                    self.counts[deadline.expired] += 1
         return handle
 
     async def _serve_connection(self, site: Site, reader: asyncio.StreamReader,
-                                writer: asyncio.StreamWriter) -> None:
+                                writer: asyncio.StreamWriter, deadline: _ClientDeadline) -> None:
         while True:
+            deadline.arm(self.config.idle_timeout, _CLOSED_IDLE)
             try:
-                head = await reader.readuntil(b"\r\n\r\n")
+                first = await reader.readexactly(1)
             except asyncio.IncompleteReadError:
-                return  # the client closed the connection between requests
+                return  # the client closed the connection between requests (or idled out)
+            deadline.arm(self.config.request_timeout, _CLOSED_SLOW)
+            head = first + await reader.readuntil(b"\r\n\r\n")
             lines = head.decode("latin-1").split("\r\n")
             request = lines[0].split(" ")
             headers = {}
@@ -415,6 +544,7 @@ class LabServer:
                 if sep:
                     headers[name.strip().lower()] = value.strip()
             if len(request) != 3 or not request[2].startswith("HTTP/1."):
+                deadline.disarm()
                 await self._send(writer, Response(400, render.small_page("Bad request")), False,
                                  False)
                 return
@@ -425,6 +555,9 @@ class LabServer:
             length = headers.get("content-length", "0")
             if length.isdigit() and int(length) > 0:
                 await reader.readexactly(min(int(length), 1 << 20))
+            deadline.disarm()  # the request is in: from here on the server takes its time
+            if deadline.expired is not None:
+                return  # it came as the deadline passed: the connection is aborted already
             if method not in ("GET", "HEAD"):
                 response = Response(405, render.small_page("Method not allowed"))
             elif not target.startswith("/"):
@@ -441,7 +574,7 @@ class LabServer:
             if response.hold:
                 await asyncio.sleep(self.config.hold)
                 return
-            self.requests += 1
+            self.counts["requests"] += 1
             if not await self._send(writer, response, keep_alive, method == "HEAD"):
                 return
 

@@ -9,7 +9,9 @@ calling process, and a server sharing their GIL would become the bottleneck the 
 are meant to measure elsewhere. ``mode="thread"`` runs the event loop in a daemon thread
 of the calling process, for tests. Start-up reports the bound ports back to the parent
 (or the bind error, raised as :class:`ServerError`); shutdown is bounded in time
-(join, then terminate, then kill).
+(join, then terminate, then kill). ``srv.stats()`` gives the server's counts in either mode
+(connections, requests, connections closed for idleness or a slow request), the last ones
+once stopped.
 
 The command line ``crawlab serve`` is :mod:`crawlers.cli.serve`.
 """
@@ -28,7 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from crawlers.page.faults import FaultPlan
-from crawlers.web.httpd import HOST, LabServer, ServerConfig
+from crawlers.web.httpd import HOST, IDLE_TIMEOUT, REQUEST_TIMEOUT, LabServer, ServerConfig
 from crawlers.web.render import robots_txt
 from crawlers.web.webgen import Addressing, Web
 
@@ -37,10 +39,15 @@ class ServerError(RuntimeError):
     """The server could not start (port in use, bad directory, start-up timeout)."""
 
 
+#: What the parent sends the server process to ask for its counts; anything else stops it.
+_STATS = "stats"
+
+
 async def serve(config: ServerConfig, on_ready: Callable[[list[int]], None],
-                 stop: asyncio.Event) -> None:
-    """Bind, report the ports, serve until ``stop`` is set, close (bounded)."""
-    server = LabServer(config)
+                 stop: asyncio.Event, server: LabServer | None = None) -> None:
+    """Bind, report the ports, serve until ``stop`` is set, close (bounded). ``server``: the
+    :class:`LabServer` of ``config`` to run (made here if None), for its counts."""
+    server = LabServer(config) if server is None else server
     ports = await server.start()
     try:
         on_ready(ports)
@@ -51,14 +58,17 @@ async def serve(config: ServerConfig, on_ready: Callable[[list[int]], None],
 
 def _child_main(config: ServerConfig, conn: Any) -> None:
     """Entry point of the server process: report ``("ready", ports)`` or
-    ``("error", message)`` on ``conn``; stop when the parent sends anything or dies."""
+    ``("error", message)`` on ``conn``; answer each ``"stats"`` with ``("stats", counts)``;
+    stop when the parent sends anything else or dies."""
     async def main() -> None:
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
+        server = LabServer(config)
 
         def wait_parent() -> None:
             try:
-                conn.recv()
+                while conn.recv() == _STATS:
+                    conn.send((_STATS, server.stats()))
             except (EOFError, OSError):
                 pass
             loop.call_soon_threadsafe(stop.set)
@@ -66,7 +76,7 @@ def _child_main(config: ServerConfig, conn: Any) -> None:
         try:
             await serve(config, lambda ports: (
                 conn.send(("ready", ports)),
-                threading.Thread(target=wait_parent, daemon=True).start()), stop)
+                threading.Thread(target=wait_parent, daemon=True).start()), stop, server)
         except OSError as exc:
             conn.send(("error", describe_os_error(exc, config)))
 
@@ -135,6 +145,11 @@ class WebServer:
     site's robots.txt, ``port_base`` fixes site ``i`` on port ``port_base + i`` (default:
     ephemeral ports), ``hold`` how long a ``timeout`` fault keeps a request unanswered,
     ``traps`` adds the crawler traps of :mod:`crawlers.web.traps` to every generated site.
+    ``idle_timeout`` is how long a connection may wait for a request's first byte and
+    ``request_timeout`` how long the rest of the request may take, before the server closes
+    it (see :data:`~crawlers.web.httpd.IDLE_TIMEOUT` and
+    :data:`~crawlers.web.httpd.REQUEST_TIMEOUT` for the defaults); :meth:`stats` counts those
+    closes.
 
     Not thread-safe to start/stop concurrently; the attributes are read-only once started.
     """
@@ -153,6 +168,8 @@ class WebServer:
         port_base: int | None = None,
         hold: float = 60.0,
         traps: bool = False,
+        idle_timeout: float = IDLE_TIMEOUT,
+        request_timeout: float = REQUEST_TIMEOUT,
         mode: str = "process",
         start_timeout: float = 60.0,
     ) -> None:
@@ -166,7 +183,7 @@ class WebServer:
             web=web, dirs=[os.path.abspath(d) for d in dirs], latency=latency, jitter=jitter,
             seed=seed, faults=faults if faults is not None else FaultPlan(),
             disallow=tuple(disallow), crawl_delay=crawl_delay, port_base=port_base, hold=hold,
-            traps=traps)
+            traps=traps, idle_timeout=idle_timeout, request_timeout=request_timeout)
         if self.config.n_sites == 0:
             raise ValueError("nothing to serve: give a web or a directory")
         self.web = web
@@ -178,6 +195,9 @@ class WebServer:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
+        self._lab: LabServer | None = None  # the server of thread mode (its counts)
+        self._stats_lock = threading.Lock()  # one question and its answer at a time on _conn
+        self._last_stats: dict[str, int] = {}  # the counts last read (kept after stop)
 
     # -- addresses ---------------------------------------------------------------------
     @property
@@ -241,8 +261,9 @@ class WebServer:
             async def main() -> None:
                 self._loop = asyncio.get_running_loop()
                 self._stop = asyncio.Event()
+                self._lab = LabServer(self.config)
                 await serve(self.config, lambda ports: (outcome.update(ports=ports),
-                                                         ready.set()), self._stop)
+                                                         ready.set()), self._stop, self._lab)
             try:
                 asyncio.run(main())
             except OSError as exc:
@@ -258,9 +279,32 @@ class WebServer:
             raise ServerError(outcome["error"])
         self.ports = outcome["ports"]
 
+    def stats(self, timeout: float = 5.0) -> dict[str, int]:
+        """The server's counts: ``connections`` accepted, ``requests`` answered, and the
+        connections it closed because the client sent no request for ``idle_timeout``
+        (``closed_idle``) or took over ``request_timeout`` to send one (``closed_slow``).
+        A snapshot: a count may lag by a connection in progress. In process mode the server is
+        asked over its pipe (at most ``timeout`` seconds); once stopped, the last counts.
+        Thread-safe."""
+        with self._stats_lock:
+            if self._process is not None:
+                try:
+                    self._conn.send(_STATS)
+                    if self._conn.poll(timeout):
+                        kind, payload = self._conn.recv()
+                        if kind == _STATS:
+                            self._last_stats = payload
+                except (OSError, EOFError):  # the server process is gone: the last counts
+                    pass
+            elif self._lab is not None:
+                self._last_stats = self._lab.stats()
+            return dict(self._last_stats)
+
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop serving and wait at most about ``timeout`` seconds. Idempotent."""
-        if self._process is not None:
+        """Stop serving and wait at most about ``timeout`` seconds. Idempotent. :meth:`stats`
+        then gives the counts read as it stopped."""
+        if self._process is not None and self.ports:  # started: its last counts
+            self.stats(timeout=min(timeout, 1.0))
             try:
                 self._conn.send("stop")
             except (OSError, BrokenPipeError):
