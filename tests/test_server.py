@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -507,9 +508,6 @@ def test_a_polite_crawl_loses_no_page_to_idle_closes():
     assert stats["connections"] >= stats["closed_idle"]
 
 
-@pytest.mark.xfail(strict=True, reason="HttpFetcher mounts its adapter with max_retries=0, and "
-                   "urllib3 then retries nothing: a GET sent on a pooled connection as the server "
-                   "closes it is a 'connection' error (RFC 9112 9.3.1 lets a client resend it)")
 def test_a_request_that_races_the_idle_close_is_sent_again(monkeypatch):
     """urllib3 checks a pooled connection before reusing it, but time passes between that check
     and the request reaching the server (measured: of 123 fetches sent after pauses spread over
@@ -525,6 +523,44 @@ def test_a_request_that_races_the_idle_close_is_sent_again(monkeypatch):
             monkeypatch.setattr(urllib3.connectionpool, "is_connection_dropped",
                                 lambda conn: False)
             result = fetcher.fetch(srv.seed_urls[0])
+            resent = fetcher.counters.get("resent_stale")
         assert result.ok, result.error
+        assert resent == 1  # sent again once, on a new connection, and counted
     finally:
         srv.stop()
+
+
+def test_a_request_dropped_on_a_new_connection_is_not_sent_again():
+    """Only a request that went out on a kept-alive connection is sent again: a server that
+    closes every new connection unanswered is a ``connection`` error at the first try (one
+    connection, nothing resent), not a request sent twice."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    accepted = []
+
+    def drop() -> None:
+        listener.settimeout(10)
+        try:
+            while True:
+                conn, _ = listener.accept()
+                accepted.append(conn)
+                conn.settimeout(5)
+                conn.recv(65536)  # the request, read and not answered
+                conn.close()
+        except OSError:  # the listener closed (the test is over) or no client for 10 s
+            pass
+
+    t = threading.Thread(target=drop, daemon=True)
+    t.start()
+    try:
+        with HttpFetcher() as fetcher:
+            result = fetcher.fetch(f"http://127.0.0.1:{listener.getsockname()[1]}/")
+            resent = fetcher.counters.get("resent_stale")
+    finally:
+        listener.close()
+        t.join(15)
+    assert result.error == "connection" and resent == 0
+    assert len(accepted) == 1

@@ -201,6 +201,30 @@ def _attach_current(sock: socket.socket | None) -> None:
         deadlines.attach(sock)
 
 
+def last_request_reused() -> bool:
+    """Whether the calling thread's last request went out on a kept-alive socket, one that had
+    carried a request before (a server may have closed it, idle, as the request was sent);
+    :func:`forget_reuse` before a request that may fail before it goes out."""
+    return getattr(_local, "reused", False)
+
+
+def forget_reuse() -> None:
+    """The calling thread's next :func:`last_request_reused` is False until a request goes out."""
+    _local.reused = False
+
+
+def _request(conn, plain_request, args, kwargs):  # noqa: ANN001, ANN202 - urllib3's
+    """``plain_request`` on ``conn``, its socket attached to the calling thread's budget, and
+    whether that socket had carried a request before noted for :func:`last_request_reused`."""
+    if conn.sock is not None:  # a kept-alive connection: connect() is not called again
+        _attach_current(conn.sock)
+    _local.reused = conn.sock is not None and conn.sock is getattr(conn, "_carried", None)
+    try:
+        return plain_request(conn, *args, **kwargs)
+    finally:
+        conn._carried = conn.sock  # noqa: SLF001 - this class's own attribute
+
+
 class BudgetHTTPConnection(HTTPConnection):
     """urllib3's HTTP connection, attaching its socket to the calling thread's budget."""
 
@@ -209,9 +233,7 @@ class BudgetHTTPConnection(HTTPConnection):
         _attach_current(self.sock)
 
     def request(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201 - urllib3's signature
-        if self.sock is not None:  # a kept-alive connection: connect() is not called again
-            _attach_current(self.sock)
-        return super().request(*args, **kwargs)
+        return _request(self, HTTPConnection.request, args, kwargs)
 
 
 class BudgetHTTPSConnection(HTTPSConnection):
@@ -222,9 +244,7 @@ class BudgetHTTPSConnection(HTTPSConnection):
         _attach_current(self.sock)
 
     def request(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201 - urllib3's signature
-        if self.sock is not None:
-            _attach_current(self.sock)
-        return super().request(*args, **kwargs)
+        return _request(self, HTTPSConnection.request, args, kwargs)
 
 
 class _HTTPPool(HTTPConnectionPool):

@@ -10,6 +10,7 @@ implementations exist: :class:`HttpFetcher` (real HTTP through ``requests``) and
 from __future__ import annotations
 
 import email.utils
+import http.client
 import http.cookiejar
 import threading
 import time
@@ -21,7 +22,14 @@ import urllib3
 from requests.adapters import HTTPAdapter
 
 from crawlers.page import faults
-from crawlers.page.deadline import DEADLINE, Budget, Deadlines, mount
+from crawlers.page.deadline import (
+    DEADLINE,
+    Budget,
+    Deadlines,
+    forget_reuse,
+    last_request_reused,
+    mount,
+)
 from crawlers.page.extract import Extractor, MalformedPage, get_extractor
 from crawlers.page.policy import Policy
 from crawlers.page.urls import normalize
@@ -112,6 +120,24 @@ def _error_kind(exc: BaseException) -> str:
     return faults.CONNECTION
 
 
+_UNANSWERED = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
+               ConnectionAbortedError)
+
+
+def _closed_unanswered(exc: BaseException) -> bool:
+    """Whether ``exc`` (from requests) says the server closed the connection before any answer
+    (it had closed it, idle, as the request went out), not a timeout or a refused connect."""
+    seen, todo = 0, [exc]
+    while todo and seen < 12:  # requests wraps urllib3's ProtocolError, which wraps the cause
+        cause = todo.pop()
+        seen += 1
+        if isinstance(cause, _UNANSWERED):
+            return True
+        todo.extend(c for c in (*getattr(cause, "args", ()), cause.__cause__, cause.__context__)
+                    if isinstance(c, BaseException))
+    return False
+
+
 def _discard(response: requests.Response) -> None:
     """Drain a small body (so the connection goes back to the pool) and close."""
     declared = response.headers.get("Content-Length", "")
@@ -153,6 +179,8 @@ class HttpFetcher:
     * redirects followed by hand, each target normalized, at most ``max_redirects``, a chain
       that comes back to a URL it passed given up at once; with a :class:`Gate`, every hop is a
       new URL that passes scope, URL rules, robots.txt and politeness first;
+    * a request lost with a kept-alive connection the server closed as it went out (an idle
+      close) sent once more, on a new connection (``resent_stale``);
     * 429 and 503 retried at most ``max_retries`` times after the site's ``Retry-After`` (at
       most ``retry_after_cap``; a longer one gives the URL up and holds the site for the cap);
     * content type checked from the headers before the body is read (``not-html``);
@@ -254,6 +282,22 @@ class HttpFetcher:
         return adapter.send(request, stream=True, timeout=self.timeout, verify=True,
                             proxies=self._no_proxies)
 
+    def _send_on_a_live_connection(self, url: str, budget: Budget) -> requests.Response:
+        """:meth:`_send`, and once more if the kept-alive connection it went out on was closed
+        by the server before any answer: a server closes a connection idle too long, and a
+        request sent as it does is lost with it (urllib3 checks a pooled connection before
+        using it, but not at the instant the request arrives). A GET may be sent again (RFC
+        9112 9.3.1); counted as ``resent_stale``. Not after a cut, nor on a new connection (a
+        server that drops every request is a ``connection`` error at once)."""
+        forget_reuse()  # a connect that fails comes before any request
+        try:
+            return self._send(url)
+        except requests.exceptions.ConnectionError as exc:
+            if budget.cut is not None or not last_request_reused() or not _closed_unanswered(exc):
+                raise
+        self.counters.add("resent_stale")
+        return self._send(url)
+
     def _wait(self, budget: Budget, seconds: float) -> None:
         """Wait ``seconds`` off the budget's clock; a stop ends the wait."""
         self.deadlines.pause(budget)
@@ -302,7 +346,7 @@ class HttpFetcher:
         current = url
         chain = {url}
         while True:
-            response = self._send(current)
+            response = self._send_on_a_live_connection(current, budget)
             result.final_url = current
             result.status = response.status_code
             if gated and response.status_code in BUSY_STATUSES:

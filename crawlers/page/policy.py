@@ -153,6 +153,8 @@ EVENTS: dict[str, str] = {
     "redirect_loop": "redirect chains that came back to a URL they had passed",
     "retry_after": "429/503 answers whose Retry-After held the site back",
     "retries": "fetches tried again after a 429/503 answer",
+    "resent_stale": "requests sent again because the kept-alive connection they went out on "
+                    "was closed by the server before any answer (an idle close that raced them)",
     "robots_unparsable": "robots.txt files the parser gave up on: the site is disallowed",
     "parse_failed": "pages that could not be parsed (counted and skipped)",
     "parse_truncated": "pages nested deeper than the parser goes (2048 elements with lxml): "

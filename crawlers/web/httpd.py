@@ -68,10 +68,10 @@ _CHUNK = 65536
 #: ``Policy.max_crawl_delay`` = 60 s, a Retry-After of at most ``Policy.retry_after_cap`` =
 #: 30 s), so a polite crawl's kept-alive connections are not closed under it, and far from
 #: them: a close races a request only if the request is sent within about a millisecond of the
-#: deadline, and then the crawler's urllib3, which does not retry a request (``max_retries=0``),
-#: would count a ``connection`` error. A connection idle for longer (its site had no URL for a
-#: while) is closed first; urllib3 sees the close when it takes the connection from its pool and
-#: opens a new one, which costs the crawl a connect and nothing more.
+#: deadline, and then the crawler sends it again on a new connection (counted ``resent_stale``:
+#: :class:`~crawlers.page.fetch.HttpFetcher`). A connection idle for longer (its site had no URL
+#: for a while) is closed first; urllib3 sees the close when it takes the connection from its
+#: pool and opens a new one, which costs the crawl a connect and nothing more.
 IDLE_TIMEOUT = 75.0
 #: Seconds receiving one request may take in all, from its first byte to the end of its headers
 #: (and of the body it may carry, read and thrown away), before the server answers 408 and
