@@ -102,15 +102,9 @@ def restless_conditions(files: set[str], period: float = 0.005):
     waiter that does not re-check its predicate in a loop goes on too early. Conditions the
     standard library makes for itself (a :class:`threading.Barrier`'s) are left alone. One
     block at a time per process (it replaces ``Condition.__init__``)."""
-    made, stop = [], threading.Event()
-    plain_init = threading.Condition.__init__
+    stop = threading.Event()
 
-    def recording_init(self, *args, **kwargs):
-        plain_init(self, *args, **kwargs)
-        if sys._getframe(1).f_code.co_filename in files:
-            made.append(self)
-
-    def shake() -> None:
+    def shake(made) -> None:
         while not stop.wait(period):
             for c in list(made):
                 if c.acquire(timeout=0.05):
@@ -119,14 +113,58 @@ def restless_conditions(files: set[str], period: float = 0.005):
                     finally:
                         c.release()
 
+    with _conditions_made_by(files) as made:
+        shaker = start_thread(lambda: shake(made))
+        try:
+            yield made
+        finally:
+            stop.set()
+            join_all([shaker], timeout=10)
+
+
+@contextmanager
+def timed_waits_say_timed_out(files: set[str]):
+    """Inside the block, a timed ``wait`` on a :class:`threading.Condition` made by code of
+    ``files`` returns ``False`` however it ended, as CPython's own does when the timeout runs
+    out while the notifier holds the lock, even if that notifier then picks this waiter
+    (``notify`` releases it and removes it from the queue): the notify is spent on a thread
+    told "timed out". A waiter that takes that at its word without looking at its predicate
+    leaves though its turn came, and the one the notify was for sleeps on. Untimed waits,
+    and conditions of other files, are left alone. One block at a time per process (it
+    replaces ``Condition.__init__`` and ``Condition.wait``)."""
+    plain_wait = threading.Condition.wait
+
+    with _conditions_made_by(files) as made:
+        def wait(self, timeout=None):
+            woke = plain_wait(self, timeout)
+            if timeout is None or not any(c is self for c in made):
+                return woke
+            return False
+
+        threading.Condition.wait = wait  # type: ignore[method-assign]
+        try:
+            yield made
+        finally:
+            threading.Condition.wait = plain_wait  # type: ignore[method-assign]
+
+
+@contextmanager
+def _conditions_made_by(files: set[str]):
+    """Inside the block, the list it yields gets every :class:`threading.Condition` that code
+    of ``files`` makes (however the file names the class, a subclass of its own included)."""
+    made: list = []
+    plain_init = threading.Condition.__init__
+
+    def recording_init(self, *args, **kwargs):
+        plain_init(self, *args, **kwargs)
+        if sys._getframe(1).f_code.co_filename in files:
+            made.append(self)
+
     threading.Condition.__init__ = recording_init  # type: ignore[method-assign]
-    shaker = start_thread(shake)
     try:
         yield made
     finally:
         threading.Condition.__init__ = plain_init  # type: ignore[method-assign]
-        stop.set()
-        join_all([shaker], timeout=10)
 
 
 def join_all(threads, timeout: float) -> None:

@@ -429,6 +429,14 @@ CAUGHT_BY = {
     # the third reading's two caught only by a real-thread run that hung, now by a schedule
     "put_many_notify_at_end": "test_explored[put-many-waits]",
     "ex2_register_after_release": "test_explored[lost-wakeup]",
+    # the fourth adversarial reading
+    "ex1_false_wait_raises": "test_a_wait_that_says_timed_out_is_not_taken_at_its_word",
+    "ex4_sorted_inbox":
+        "test_each_senders_messages_arrive_in_the_order_it_sent_them[3-descending-shuffled",
+    "ex4_returns_senders_list": "test_a_sender_may_reuse_its_lists_once_exchange_returns[2]",
+    "ex4_class_mailbox": "test_two_exchanges_at_once_keep_their_messages_apart",
+    "ex4_one_worker_shortcut": "test_a_bad_destination_is_a_value_error_and_sends_nothing[1-p]",
+    "ex4_empty_unchecked": "test_a_bad_destination_is_a_value_error_and_sends_nothing[2-p]",
 }
 
 

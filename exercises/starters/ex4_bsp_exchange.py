@@ -11,9 +11,13 @@ Write :meth:`Exchange.exchange`, called once per superstep by each of the ``p`` 
     received = ex.exchange(rank, {dest: [message, ...], ...})
 
 It returns the messages sent to ``rank`` *in this superstep*, grouped by sender in rank order
-(everything from rank 0 first, each sender's list in its order). A worker may leave a
-destination out (nothing to send) or send to itself; a destination outside ``0 .. p-1`` is a
-``ValueError``. Use :class:`threading.Barrier`. Careful: a fast worker may return from one
+(everything from rank 0 first, each sender's list in its order). Messages may be any objects:
+the exchange passes them on as they are, never comparing, sorting or dropping them. A worker
+may leave a destination out (nothing to send) or send to itself; a destination that is not an
+``int`` in ``0 .. p-1`` (a ``bool`` included, and even with an empty list) is a ``ValueError``,
+raised before anything is sent. Once ``exchange`` returns, the caller may change the lists it
+passed in, and the list it got back is its own. Each ``Exchange`` is independent of any other;
+several may run at once. Use :class:`threading.Barrier`. Careful: a fast worker may return from one
 exchange and start the next superstep's while a slow one is still reading this one's messages.
 Grade it with::
 

@@ -203,6 +203,50 @@ def test_timeouts_are_kept_across_spurious_wake_ups(graded, op):
         f"{op}(timeout=0.2) ended with {ended[0]!r}, not {error.__name__}")
 
 
+@pytest.mark.parametrize("op", ["get", "put"])
+def test_a_wait_that_says_timed_out_is_not_taken_at_its_word(graded, op):
+    """``Condition.wait(t)`` returns ``False`` when ``t`` ran out while the notifier held the
+    lock, even if that notify then picked this waiter: the notify is spent on it. With every
+    timed wait of the graded file answering ``False`` so: ``get(timeout=5)`` on an empty
+    frontier, woken by a put, still takes the URL, and ``put(timeout=5)`` on a full one, woken
+    by a get, still puts. A wait loop that raises Empty (Full) on ``False`` without looking at
+    the frontier again loses that wake-up: the URL (the room) stays, and the thread it was for
+    sleeps on."""
+    from tests.helpers import (
+        asleep,
+        join_all,
+        start_thread,
+        timed_waits_say_timed_out,
+        wait_until,
+    )
+
+    ended = []
+
+    def call() -> None:
+        try:
+            ended.append(f.get(timeout=5) if op == "get" else f.put("v", timeout=5) or "ok")
+        except Exception as e:  # noqa: BLE001 - which exception it was is the check
+            ended.append(e)
+
+    with timed_waits_say_timed_out(graded_files(graded)):
+        f = frontier.create(graded, capacity=1)
+        if op == "put":
+            f.put("u")
+        t = start_thread(call)
+        wait_until(lambda: not t.is_alive() or asleep(t), timeout=5, what=f"{op} to wait")
+        if op == "get":
+            f.put("u1")
+        else:
+            f.get()
+        join_all([t], timeout=10)
+    want = "u1" if op == "get" else "ok"
+    assert ended == [want], (
+        f"{op}(timeout=5), woken by a {'put' if op == 'get' else 'get'} that made its "
+        f"{'URL' if op == 'get' else 'room'}, ended with {ended[0]!r}: a wait that returns False "
+        "may have been notified all the same (its timeout ran out while the notifier held the "
+        "lock); look at the frontier again before raising")
+
+
 def test_put_many_waits_for_room_for_each_url(graded):
     """Capacity 3 with two URLs in: ``put_many`` of three URLs puts one, then waits; never
     more than the capacity inside, and the rest goes in, in order, as room is made."""
