@@ -92,7 +92,8 @@ def test_every_lab_run_directly_goes_through_script(name):
     import importlib
     import inspect
 
-    tree = ast.parse(inspect.getsource(importlib.import_module("labs.lab_" + name.replace("-", "_"))))
+    module = importlib.import_module("labs.lab_" + name.replace("-", "_"))
+    tree = ast.parse(inspect.getsource(module))
     guards = [n for n in tree.body if isinstance(n, ast.If)
               and ast.unparse(n.test) == "__name__ == '__main__'"]
     assert [ast.unparse(s) for g in guards for s in g.body] == [
