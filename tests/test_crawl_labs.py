@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -83,54 +84,80 @@ def test_the_races_lab_counts_agree_with_the_ground_truth():
     assert races.counts_agree(row)
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+# The signal tests run in a child process of their own, bounded by subprocess.run's timeout: a
+# deadlock after a signal can leave even pytest-timeout's alarm unanswered (seen on 3.13t), and
+# a hung test must fail, never hang the run.
+_RACES_CHILD = """
+import json, os, signal, sys, threading
+from crawlers.cli import main as crawlab
+from labs import lab_crawl_races as races
+from labs.crawlbench import make_web
+from labs.harness import script
+
+how, name, out = sys.argv[1:4]
+sig = getattr(signal, name)
+crawls, lock = [], threading.Lock()  # lock: guards the count of fetches below
+
+
+class Signalling(races.SimulatedFetcher):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fetches = 0
+        crawls.append(self)
+
+    def fetch(self, url):
+        with lock:
+            self.fetches += 1
+            now = len(crawls) == 1 and self.fetches == 3
+        if now:
+            os.kill(os.getpid(), sig)  # as kill PID (or Ctrl-C) does
+        return super().fetch(url)
+
+
+races.SimulatedFetcher = Signalling
+races.make_web = lambda pages, sites, seed: make_web(300, 4, seed)
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if the parent ignored it
+argv = ["--quick", "--no-plot", "--out", out]
+try:
+    if how == "crawlab":
+        status = crawlab(["lab", "crawl-races", *argv])
+    else:
+        status = script(races.main, argv)
+except KeyboardInterrupt:
+    status = "escaped"
+print(json.dumps({"status": status, "crawls": len(crawls)}))
+"""
+
+
+def _child(code: str, *args: str, timeout: float = 90) -> subprocess.CompletedProcess:
+    """``code`` run by this interpreter in a child process (from the repository's root), its
+    output captured; a child still running after ``timeout`` seconds fails the test (killed)."""
+    try:
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                              text=True, timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"the child still ran after {timeout} s (a deadlock?): {exc.stderr!r}")
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("how, name", [("crawlab", "SIGTERM"), ("crawlab", "SIGINT"),
                                        ("directly", "SIGINT")])
-def test_a_signal_mid_crawl_ends_the_races_lab(monkeypatch, tmp_path, capsys, how, name):
+def test_a_signal_mid_crawl_ends_the_races_lab(tmp_path, how, name):
     """Ctrl-C, or SIGTERM (``kill``, ``timeout``), in a crawl stopped that crawl alone: the lab
     went on with the next ones, counted the pages the cut crawl never fetched as lost, and
     wrote it all, status 0. Now it ends there as ``crawlab`` ends on Ctrl-C: one line,
-    ``interrupted``, status 130, no CSV. The signal is sent to this process by the first
-    crawl's third fetch, so it lands mid-crawl on any machine (``crawlab lab`` or ``python -m
+    ``interrupted``, status 130, no CSV. The signal is sent by the first crawl's third fetch,
+    so it lands mid-crawl on any machine (``crawlab lab`` or ``python -m
     labs.lab_crawl_races``, which runs ``script(main)``)."""
-    import signal
-
-    from labs.harness import script
-
-    sig = getattr(signal, name)
-    if sig == signal.SIGTERM and signal.getsignal(sig) is not signal.SIG_DFL:
-        pytest.skip("SIGTERM has a handler in this process: crawlab leaves it alone")
-    crawls, lock = [], threading.Lock()  # lock: guards the count of fetches below
-
-    class Signalling(races.SimulatedFetcher):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            self.fetches = 0
-            crawls.append(self)
-
-        def fetch(self, url):
-            with lock:
-                self.fetches += 1
-                now = len(crawls) == 1 and self.fetches == 3
-            if now:
-                os.kill(os.getpid(), sig)  # as kill PID (or Ctrl-C) does
-            return super().fetch(url)
-
-    monkeypatch.setattr(races, "SimulatedFetcher", Signalling)
-    monkeypatch.setattr(races, "make_web", lambda pages, sites, seed: make_web(300, 4, seed))
-    argv = ["--quick", "--no-plot", "--out", str(tmp_path)]
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # even if ignored
-    try:
-        status = (crawlab(["lab", "crawl-races", *argv]) if how == "crawlab"
-                  else script(races.main, argv))
-    except KeyboardInterrupt:  # out of the lab: a test failure, not pytest's own Ctrl-C
-        pytest.fail("the KeyboardInterrupt escaped the lab's entry point")
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    err = capsys.readouterr().err
-    assert status == 130, err
-    assert err == f"crawlab lab{' crawl-races' if how == 'directly' else ''}: interrupted\n"
-    assert len(crawls) == 1  # no crawl after the interrupted one
+    proc = _child(_RACES_CHILD, how, name, str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["status"] == 130, (got, proc.stderr)
+    assert proc.stderr == (
+        f"crawlab lab{' crawl-races' if how == 'directly' else ''}: interrupted\n")
+    assert got["crawls"] == 1  # no crawl after the interrupted one
     assert not (tmp_path / "crawl-races" / "crawl-races.csv").exists()
 
 
@@ -260,33 +287,43 @@ def test_the_frontier_bound_panel_runs_every_frontier_alike_and_scales_by_its_ow
     assert len(written) == len(rows) and written[0]["source"] == "measured"
 
 
+_SIM_CHILD = """
+import json, os, signal, threading
+from labs import crawlbench
+from labs.crawlbench import make_web
+
+lock = threading.Lock()  # guards fetches
+fetches = [0]
+
+
+class Signalling(crawlbench.SimulatedFetcher):
+    def fetch(self, url):
+        with lock:
+            fetches[0] += 1
+            now = fetches[0] == 3
+        if now:
+            os.kill(os.getpid(), signal.SIGINT)
+        return super().fetch(url)
+
+
+crawlbench.SimulatedFetcher = Signalling
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if the parent ignored it
+try:
+    crawlbench.sim_crawl(make_web(300, 4, 1), "monitor", 4, latency=0.0, seconds=60)
+    ended = "returned"
+except KeyboardInterrupt:
+    ended = "interrupted"
+print(json.dumps({"ended": ended, "fetches": fetches[0]}))
+"""
+
+
 @pytest.mark.timeout(120)
-def test_a_ctrl_c_mid_crawl_ends_the_crawl_labs_shared_crawl(monkeypatch):
+def test_a_ctrl_c_mid_crawl_ends_the_crawl_labs_shared_crawl():
     """``sim_crawl`` (crawl-threads, crawl-capacity, crawl-timelines ...) raises Ctrl-C again
     instead of handing back the cut crawl's report as a measurement: the crawler turns Ctrl-C
     into a report that says ``interrupted``, and the lab's loop would go on to its next
     crawl. The signal comes from the third fetch, so it lands mid-crawl."""
-    import signal
-
-    from labs import crawlbench
-
-    lock = threading.Lock()  # guards fetches
-    fetches = [0]
-
-    class Signalling(crawlbench.SimulatedFetcher):
-        def fetch(self, url):
-            with lock:
-                fetches[0] += 1
-                now = fetches[0] == 3
-            if now:
-                os.kill(os.getpid(), signal.SIGINT)
-            return super().fetch(url)
-
-    monkeypatch.setattr(crawlbench, "SimulatedFetcher", Signalling)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # even if ignored
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            crawlbench.sim_crawl(make_web(300, 4, 1), "monitor", 4, latency=0.0, seconds=60)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert fetches[0] >= 3
+    proc = _child(_SIM_CHILD)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["ended"] == "interrupted" and got["fetches"] >= 3, got
