@@ -5,7 +5,7 @@ Kept apart from the lab scripts so each of them stays a short description of its
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import frontier
 from crawlers.crawl.crawler import POLL, Crawler
@@ -16,6 +16,7 @@ from crawlers.web.simfetch import SimulatedFetcher
 __all__ = ["cpu_ceiling", "make_frontier", "make_web", "sim_crawl", "to_the_end"]
 
 _WEBS: dict[tuple[int, int, int], webgen.Web] = {}
+Report = TypeVar("Report")  # CrawlReport or BspReport: anything with a stopped_by
 
 
 def make_web(pages: int, sites: int, seed: int) -> webgen.Web:
@@ -61,12 +62,13 @@ def sim_crawl(
     return to_the_end(crawler.run(seconds=seconds, max_pages=max_pages))
 
 
-def to_the_end(report: CrawlReport) -> CrawlReport:
-    """``report``, unless Ctrl-C (or SIGTERM, which ``crawlab`` turns into one) ended its
-    crawl: the crawler then ends the crawl with a report instead of raising, and a lab that
-    kept it would record a cut crawl as a measured one and go on to the next;
-    ``KeyboardInterrupt`` is raised again instead, which ends the lab."""
-    if report.stopped_by == "interrupted":
+def to_the_end(report: Report) -> Report:
+    """``report`` (a threaded crawl's or a BSP crawl's), unless Ctrl-C (or SIGTERM, which
+    ``crawlab`` turns into one) ended its crawl: the crawler then ends the crawl with a report
+    instead of raising, and a lab that kept it would record a cut crawl as a measured one and
+    go on to the next; ``KeyboardInterrupt`` is raised again instead, which ends the lab. (A
+    BSP report's ``stopped_by`` lists its workers' reasons, comma-separated.)"""
+    if "interrupted" in report.stopped_by.split(","):
         raise KeyboardInterrupt
     return report
 

@@ -602,14 +602,17 @@ def script(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | No
     ``raise SystemExit(script(main))``. ``main(argv)`` (``None``: the command line), with what
     ``crawlab``'s own main says in one line said in one line here too, not as a traceback: bad
     input (:class:`LabError`) and a served web that could not start
-    (:class:`~crawlers.web.server.ServerError`), exit status 2; Ctrl-C, ``interrupted``, 130.
-    The lines name the lab as its flags' errors do (``crawlab lab NAME: ...``)."""
+    (:class:`~crawlers.web.server.ServerError`), exit status 2; Ctrl-C, and SIGTERM as
+    ``crawlab`` takes it, ``interrupted``, 130. The lines name the lab as its flags' errors do
+    (``crawlab lab NAME: ...``)."""
+    from crawlers.crawl.interrupts import terminate_is_interrupt
     from crawlers.web.server import ServerError
 
     name = Path(main.__code__.co_filename).stem.removeprefix("lab_").replace("_", "-")
     prog = f"crawlab lab {name}"
     try:
-        return int(main(argv) or 0)
+        with terminate_is_interrupt():
+            return int(main(argv) or 0)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from crawlers.bsp import BspConfig, run_bsp
 from crawlers.crawl.targets import WebOptions
+from labs.crawlbench import to_the_end
 from labs.harness import Lab, script
 
 WINDOW = 10
@@ -31,8 +32,8 @@ def main(argv=None) -> int:
     web = WebOptions(kind="sim", pages=pages, sites=sites, seed=lab.seed, latency=0.0)
     rows, totals = [], []
     for P in procs:
-        report = run_bsp(BspConfig(web=web, procs=P, robots=2, R=R, frontier="cbt",
-                                   partition="site-hash", timeout=300))
+        report = to_the_end(run_bsp(BspConfig(web=web, procs=P, robots=2, R=R, frontier="cbt",
+                                              partition="site-hash", timeout=300)))
         for step in report.per_superstep:
             rows.append({"P": P, "R": R, "superstep": step.superstep, "pages": step.pages,
                          "failures": step.failures, "local_failures": step.local_failures,

@@ -67,6 +67,7 @@ from crawlers.crawl.targets import WebOptions
 from crawlers.page.urls import site_of
 from crawlers.partition.assignment import write_partition_file
 from crawlers.web.server import WebServer, process_cpu_seconds
+from labs.crawlbench import to_the_end
 from labs.harness import Lab, LabError, script, series, summarize
 from labs.lab_extractors import make_doc_pages
 from labs.plotstyle import runs_note
@@ -188,7 +189,7 @@ def _bsp_crawl(seeds: list[str], procs: int, part_dir: Path, backend: str) -> di
                        partition=part, backend=backend, timeout=300)
     if backend == "mpi":
         return _bsp_mpi(config, seeds, part)
-    report = run_bsp(config)
+    report = to_the_end(run_bsp(config))
     return {"pages": report.pages_fetched, "seconds": report.seconds,
             "pages_per_s": report.pages_per_second, "supersteps": report.supersteps,
             "startup_seconds": report.startup_seconds, "errors": sum(report.errors.values()),

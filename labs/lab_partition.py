@@ -26,6 +26,7 @@ from crawlers.partition import partitioners
 from crawlers.partition.hypergraph import CrawlGraph, messages, site_hypergraph
 from crawlers.web.topics import with_topics
 from crawlers.web.webgen import generate
+from labs.crawlbench import to_the_end
 from labs.harness import Lab, script
 
 KS = (4, 8, 16, 32, 64)
@@ -98,9 +99,9 @@ def _bsp_check(lab: Lab) -> list[dict]:
         if part.site_part is not None:
             spec = str(Path(files.name) / f"{method}.part")
             partitioners.write(part, graph, spec)
-        report = run_bsp(BspConfig(
+        report = to_the_end(run_bsp(BspConfig(
             web=WebOptions(kind="sim", pages=pages, sites=sites, seed=lab.seed, latency=0.0),
-            procs=procs, partition=spec, timeout=120.0))
+            procs=procs, partition=spec, timeout=120.0)))
         predicted = messages(graph, part.page_part)
         rows.append({"method": method, "P": procs, "pages": pages, "sites": sites,
                      "pages_fetched": report.pages_fetched, "unique_pages": report.unique_pages,

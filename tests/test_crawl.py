@@ -365,6 +365,87 @@ def test_a_ctrl_c_while_the_threads_start_is_the_interrupted_report(web, monkeyp
     assert report.pages_fetched < web.size
 
 
+# The crawl of the test below, in a child process: the bug it catches can hang the process
+# for good (a lock taken and never released), which only a child's timeout bounds.
+_SIGNAL_INSIDE_THREADING = """
+import json, os, signal, sys
+from crawlers.crawl.crawler import Crawler
+from crawlers.crawl.report import GroundTruth
+from crawlers.web import webgen
+from crawlers.web.simfetch import SimulatedFetcher
+from frontier.monitor import MonitorFrontier
+
+where, name = sys.argv[1:3]
+sig = getattr(signal, name)
+web = webgen.generate(n_pages=400, n_sites=6, seed=3)
+fetcher = SimulatedFetcher(web, latency=0.01, seed=1)
+truth = GroundTruth(web.size, web.pagerank(), fetcher.addressing.page_of)
+crawler = Crawler(fetcher, MonitorFrontier(30), fetcher.seed_urls(), threads=4,
+                  when_full="spill", ground_truth=truth)
+sent = []
+
+
+def hook(frame, event, arg):
+    if sent:
+        return
+    if (where == "acquire-restore" and event == "call"
+            and frame.f_code.co_name == "_acquire_restore"):
+        sent.append(frame.f_back.f_code.co_name)
+    elif (where == "enter" and event == "c_return" and frame.f_code.co_name == "__enter__"
+            and frame.f_locals.get("self") is crawler._stop._cond):
+        sent.append(frame.f_back.f_code.co_name)  # the lock is taken, the with not yet begun
+    else:
+        return
+    os.kill(os.getpid(), sig)
+
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGTERM, signal.default_int_handler)  # as crawlab makes it
+sys.setprofile(hook)  # this thread only: the conductor
+try:
+    report = crawler.run(seconds=30)
+except KeyboardInterrupt:
+    print(json.dumps({"escaped": True}))
+    raise SystemExit(0)
+finally:
+    sys.setprofile(None)
+handlers = [signal.getsignal(s) is signal.default_int_handler
+            for s in (signal.SIGINT, signal.SIGTERM)]
+print(json.dumps({"sent_in": sent, "handlers_back": handlers, "stopped_by": report.stopped_by,
+                  "unjoined": report.threads_unjoined, "pages": report.pages_fetched,
+                  "size": web.size}))
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("where", ["acquire-restore", "enter"])
+def test_a_signal_inside_threadings_own_lock_code_still_ends_in_the_interrupted_report(
+        where, name):
+    """A signal's handler runs in the main thread between any two bytecodes, threading's
+    own included. Here SIGINT (or SIGTERM, which ``crawlab`` makes a Ctrl-C) is sent the
+    moment the conductor enters ``Condition._acquire_restore`` (in ``Event.wait``,
+    ``Thread.start``, ``join``), or has just taken the lock of its stop event's Condition
+    in ``__enter__``. A handler that raised there left ``with cond:`` releasing a lock
+    nobody held (``RuntimeError`` out of ``run``, seen on 3.13t), or kept the lock taken
+    for good (a hang: the crawl's own ``_stop.set()`` waits for it). The crawler runs the
+    handler at its safe point instead: the 'interrupted' report, every thread joined, the
+    handlers put back."""
+    try:
+        proc = subprocess.run([sys.executable, "-c", _SIGNAL_INSIDE_THREADING, where, name],
+                              capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the crawl still ran 60 s after the signal: a lock left taken?")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "escaped" not in got, "the KeyboardInterrupt escaped Crawler.run"
+    assert got["sent_in"], "the conductor never took a Condition's lock"
+    assert got["handlers_back"] == [True, True]
+    assert got["stopped_by"] == "interrupted"
+    assert got["unjoined"] == 0
+    assert got["pages"] < got["size"]
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -119,6 +119,7 @@ class Signalling(races.SimulatedFetcher):
 races.SimulatedFetcher = Signalling
 races.make_web = lambda pages, sites, seed: make_web(300, 4, seed)
 signal.signal(signal.SIGINT, signal.default_int_handler)  # even if the parent ignored it
+signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the same
 argv = ["--quick", "--no-plot", "--out", out]
 try:
     if how == "crawlab":
@@ -143,14 +144,15 @@ def _child(code: str, *args: str, timeout: float = 90) -> subprocess.CompletedPr
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("how, name", [("crawlab", "SIGTERM"), ("crawlab", "SIGINT"),
-                                       ("directly", "SIGINT")])
+                                       ("directly", "SIGINT"), ("directly", "SIGTERM")])
 def test_a_signal_mid_crawl_ends_the_races_lab(tmp_path, how, name):
     """Ctrl-C, or SIGTERM (``kill``, ``timeout``), in a crawl stopped that crawl alone: the lab
     went on with the next ones, counted the pages the cut crawl never fetched as lost, and
     wrote it all, status 0. Now it ends there as ``crawlab`` ends on Ctrl-C: one line,
     ``interrupted``, status 130, no CSV. The signal is sent by the first crawl's third fetch,
     so it lands mid-crawl on any machine (``crawlab lab`` or ``python -m
-    labs.lab_crawl_races``, which runs ``script(main)``)."""
+    labs.lab_crawl_races``, which runs ``script(main)``; run directly, SIGTERM killed the lab
+    at once, status -15 and nothing said)."""
     proc = _child(_RACES_CHILD, how, name, str(tmp_path))
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -327,3 +329,40 @@ def test_a_ctrl_c_mid_crawl_ends_the_crawl_labs_shared_crawl():
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got["ended"] == "interrupted" and got["fetches"] >= 3, got
+
+
+@pytest.mark.parametrize("module", ["lab_bsp_failures", "lab_bsp_speedup", "lab_partition"])
+def test_a_bsp_crawl_cut_by_ctrl_c_ends_the_bsp_labs(monkeypatch, tmp_path, module):
+    """BSP's coordinator turns the first Ctrl-C into a report (``stopped_by`` says
+    ``interrupted``) as the threaded crawler does; a BSP lab that kept it recorded a cut crawl
+    as a measured one and went on to its next. Each lab's call of ``run_bsp`` now passes its
+    report through ``to_the_end``, which raises Ctrl-C again (a report whose workers gave
+    more than one reason lists them all)."""
+    import importlib
+
+    from crawlers.bsp import driver
+    from crawlers.bsp.report import BspReport
+
+    lab = importlib.import_module(f"labs.{module}")
+    cut = BspReport(frontier="cbt", procs=2, robots=1, R=1, backend="processes",
+                    partition="site-hash", stopped_by="exhausted,interrupted")
+    calls = []
+
+    def run_bsp(config, *args, **kwargs):
+        calls.append(config)
+        return cut
+
+    monkeypatch.setattr(driver, "run_bsp", run_bsp)
+    if hasattr(lab, "run_bsp"):
+        monkeypatch.setattr(lab, "run_bsp", run_bsp)
+    with pytest.raises(KeyboardInterrupt):
+        if module == "lab_bsp_failures":
+            lab.main(["--quick", "--no-plot", "--out", str(tmp_path)])
+        elif module == "lab_bsp_speedup":
+            lab._bsp_crawl(["http://127.0.0.1:9/a.html"], 2, tmp_path, "processes")
+        else:
+            lab._bsp_check(lab.Lab("partition", lab.__doc__,
+                                   ["--quick", "--no-plot", "--out", str(tmp_path)]))
+    assert len(calls) == 1  # no crawl after the cut one
+    assert not list(tmp_path.rglob("*.csv"))
+

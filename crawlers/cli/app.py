@@ -22,12 +22,9 @@ one line ``crawlab: error: ...`` to standard error and exits with status 2.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from crawlers.args import EXIT_USAGE, OneLineParser
 from crawlers.cli import (
@@ -42,6 +39,7 @@ from crawlers.cli import (
     serve,
 )
 from crawlers.cli.userfrontier import install_source_check, resolve_frontier_argument
+from crawlers.crawl.interrupts import terminate_is_interrupt
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -77,23 +75,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-@contextlib.contextmanager
-def _terminate_is_interrupt() -> Iterator[None]:
-    """Inside: SIGTERM (``kill``, ``timeout``, the end of a batch job) stops a command as Ctrl-C
-    does, so a crawl still writes its report, summary and journal (it ended with nothing
-    written before). Only in the main thread, and only where SIGTERM had its default action
-    (``crawlab serve`` and the BSP coordinator set their own); put back on the way out."""
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
-        yield
-        return
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``crawlab`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     import frontier
@@ -109,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         install_source_check()  # a student's FILE.py:CLASS is checked before it is imported
         resolve_frontier_argument(args)
-        with _terminate_is_interrupt():
+        with terminate_is_interrupt():
             return int(args.run(args) or 0)
     except KeyboardInterrupt:
         print(f"crawlab {args.command}: interrupted", file=sys.stderr)

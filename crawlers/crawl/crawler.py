@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import frontier as frontier_pkg
+from crawlers.crawl.interrupts import SafePoints
 from crawlers.crawl.opic import Opic
 from crawlers.crawl.report import CrawlReport, GroundTruth, overlap
 from crawlers.crawl.visited import RacyVisitedSet, VisitedSet
@@ -561,27 +562,34 @@ class Crawler:
     ) -> CrawlReport:
         """Crawl until the time slice ``seconds`` ends, ``max_pages`` fetches were made, the
         web is exhausted, or a deadlock is detected. Ctrl-C (``KeyboardInterrupt``) stops the
-        crawl cleanly and still returns the report; ``progress`` is called about 5 times a
-        second with a partial report."""
+        crawl cleanly and still returns the report (``stopped_by="interrupted"``); one that
+        comes as the crawl ends by itself is raised again once the threads are joined and the
+        journal closed. Main thread: SIGINT and SIGTERM are handled at the conductor's safe
+        point (:mod:`~crawlers.crawl.interrupts`), within 0.2 s. ``progress`` is called about 5
+        times a second with a partial report."""
         if seconds is not None and seconds <= 0:
             raise ValueError(f"seconds must be positive, got {seconds!r}")
         if max_pages is not None and max_pages < 1:
             raise ValueError(f"max pages must be a positive integer, got {max_pages!r}")
-        if self.thread_timeline is None:
-            report = self._run(seconds, max_pages, progress)
-        else:
-            from frontier import probe
+        # Ctrl-C and SIGTERM are handled at the conductor's safe point, never inside the
+        # threading calls that start, wait for and join the robots (see interrupts)
+        with SafePoints() as points:
+            if self.thread_timeline is None:
+                report = self._run(seconds, max_pages, progress, points)
+            else:
+                from frontier import probe
 
-            # the frontier reports its lock and condition waits while the threads run
-            self.thread_timeline.t0 = time.perf_counter()  # its clock starts with the crawl
-            with probe.recording(self.thread_timeline.record):
-                report = self._run(seconds, max_pages, progress)
+                # the frontier reports its lock and condition waits while the threads run
+                self.thread_timeline.t0 = time.perf_counter()  # its clock starts with the crawl
+                with probe.recording(self.thread_timeline.record):
+                    report = self._run(seconds, max_pages, progress, points)
         if self._failure is not None:  # the threads are joined and the journal closed
             raise self._failure
         return report
 
     def _run(self, seconds: float | None, max_pages: int | None,
-             progress: Callable[[CrawlReport], None] | None) -> CrawlReport:
+             progress: Callable[[CrawlReport], None] | None, points: SafePoints
+             ) -> CrawlReport:
         self._budget = max_pages
         self._t0 = time.monotonic()
         seeds = [(u, self.opic.priority(u) if self.opic else 0.0) for u in self.seeds]
@@ -590,6 +598,7 @@ class Crawler:
         # between two starts, ends in the 'interrupted' report with the started threads joined.
         threads: list[threading.Thread] = []
         deadline = None if seconds is None else self._t0 + seconds
+        late = False  # a Ctrl-C handled after the crawl had ended by itself
         try:
             if restored is not None:
                 seeds = self._restore(restored)
@@ -631,15 +640,19 @@ class Crawler:
                     self._finish("time")
                     break
                 self._stop.wait(wait)
+                points.poll()  # a Ctrl-C noted meanwhile raises here, where no lock is held
                 if progress is not None:
                     progress(self._report())
         except KeyboardInterrupt:
+            late = self._stop.is_set()
             self._finish("interrupted")
         finally:
             self._stop.set()
             self._end_threads([t for t in threads if t.ident is not None])  # those started
             if self.journal is not None:
                 self.journal.close()
+        if late:  # the report is of a finished crawl, which the Ctrl-C must not turn into a
+            raise KeyboardInterrupt  # lab's next measurement: passed on, the crawl on disk
         # The clock runs until the threads returned (or the grace ran out): the time actually
         # taken, pages in flight at the stop included.
         return self._report(time.monotonic() - self._t0)
