@@ -18,6 +18,10 @@ close) with the properties those do not look at:
   wakes C1), then u2 (and waits for room): every thread finishes (one condition for putters
   and getters with ``notify``: C1's get wakes C2, asleep longer than P, and P sleeps on with
   room to put);
+* ``put-many-capacity`` -- ``capacity`` with one of the putters a ``put_many``, which counts
+  what is inside as it returns (C takes two, so everyone ends): its wait for room needs
+  ``while`` as much as ``put``'s (a put that gets in between the get that made room and the
+  woken ``put_many``);
 * ``woken-fifo`` -- C waits on an empty frontier, P puts u1 and then u2: C takes u1, the oldest
   (a woken getter that takes the newest URL breaks FIFO only when two URLs arrive before it
   runs: a real-thread history seldom shows that, one schedule always does);
@@ -88,6 +92,22 @@ def _put_many(*urls: str) -> Callable[[World, str], None]:
     def body(world: World, me: str) -> None:
         pairs = [(url, 0.0) for url in urls]
         _call(world, me, "put_many", urls, lambda: world.frontier.put_many(pairs) or "ok")
+    return body
+
+
+def _counted(body: Callable[[World, str], None]) -> Callable[[World, str], None]:
+    """``body``, then a log entry ``("inside", None, len(frontier), False)``: what a thread
+    sees inside the moment its call returned (never more than the capacity, at any moment)."""
+    def counted(world: World, me: str) -> None:
+        body(world, me)
+        world.logs[me].append(("inside", None, len(world.frontier), False))
+    return counted
+
+
+def _gets(n: int) -> Callable[[World, str], None]:
+    def body(world: World, me: str) -> None:
+        for _ in range(n):
+            _get(world, me)
     return body
 
 
@@ -187,6 +207,17 @@ def _capacity(world: World) -> str | None:
     return _common(world)
 
 
+def _never_over(world: World) -> str | None:
+    """No thread saw more URLs inside than the capacity (``_counted``), and ``_capacity``."""
+    cap = world.frontier.capacity
+    for me, op, _, o, _ in _entries(world):
+        if op == "inside" and o > cap:
+            return (f"{me} saw {o} URLs inside as its call returned, capacity {cap}: a "
+                    "put_many went in without room (`if` instead of `while` in its wait: a "
+                    "put got in between the get that made room and the woken put_many)")
+    return _capacity(world)
+
+
 def _all(outcome: str) -> Callable[[World], str | None]:
     def check(world: World) -> str | None:
         for me, op, arg, o, _ in _entries(world):
@@ -266,6 +297,11 @@ SCENARIOS: dict[str, Scenario] = {
                  "never more URLs inside than the capacity; each URL once",
                  (("P1", _put("p1")), ("P2", _put("p2")), ("C", _get)),
                  capacity=1, prepare=_full("u0"), applies=_bounded, check=_capacity),
+        Scenario("put-many-capacity", "full (u0, capacity 1); W puts p1 with put_many and "
+                 "counts what is inside, P puts p2; C takes two", "never more URLs inside "
+                 "than the capacity; each URL once",
+                 (("W", _counted(_put_many("p1"))), ("P", _put("p2")), ("C", _gets(2))),
+                 capacity=1, prepare=_full("u0"), applies=_bounded, check=_never_over),
         Scenario("get-if", "C1 and C2 wait on an empty frontier; P puts u1",
                  "no get raises or returns None while open; each URL once",
                  (("C1", _get), ("C2", _get), ("P", _put("u1"))),

@@ -149,6 +149,46 @@ def timed_waits_say_timed_out(files: set[str]):
 
 
 @contextmanager
+def woken_waits_run_late(files: set[str], late: float = 0.01):
+    """Inside the block, a timed ``wait`` on a :class:`threading.Condition` made by code of
+    ``files``, or on the ``SemCondition`` class those files define (ex2's), that was woken
+    before its timeout returns only ``late`` seconds after the timeout ran out, with what the
+    wait said: as when the scheduler runs a woken thread only after its deadline (the delay is
+    the fault injected, in the monitor, not a synchronization of the test). A waiter that then
+    reads the clock and gives up without looking at its predicate loses the wake-up. Untimed
+    waits, waits that timed out, and conditions of other files are left alone. One block at a
+    time per process (it replaces ``Condition.__init__`` and ``wait``)."""
+    plain_wait = threading.Condition.wait
+    own = [(cls, cls.wait) for mod in list(sys.modules.values())
+           if getattr(mod, "__file__", None) in files
+           for cls in [getattr(mod, "SemCondition", None)] if isinstance(cls, type)]
+
+    with _conditions_made_by(files) as made:
+        def running_late(wait, mine):
+            def wrapped(self, timeout=None):
+                if timeout is None or not mine(self):
+                    return wait(self, timeout)
+                deadline = time.monotonic() + timeout
+                woke = wait(self, timeout)
+                rest = deadline - time.monotonic()
+                if woke and rest > -late:
+                    time.sleep(rest + late)
+                return woke
+            return wrapped
+
+        threading.Condition.wait = running_late(  # type: ignore[method-assign]
+            plain_wait, lambda c: any(c is m for m in made))
+        for cls, wait in own:
+            cls.wait = running_late(wait, lambda c: True)
+        try:
+            yield made
+        finally:
+            threading.Condition.wait = plain_wait  # type: ignore[method-assign]
+            for cls, wait in own:
+                cls.wait = wait
+
+
+@contextmanager
 def _conditions_made_by(files: set[str]):
     """Inside the block, the list it yields gets every :class:`threading.Condition` that code
     of ``files`` makes (however the file names the class, a subclass of its own included)."""

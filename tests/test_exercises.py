@@ -437,6 +437,12 @@ CAUGHT_BY = {
     "ex4_class_mailbox": "test_two_exchanges_at_once_keep_their_messages_apart",
     "ex4_one_worker_shortcut": "test_a_bad_destination_is_a_value_error_and_sends_nothing[1-p]",
     "ex4_empty_unchecked": "test_a_bad_destination_is_a_value_error_and_sends_nothing[2-p]",
+    # the fifth adversarial reading
+    "ex1_put_many_if": "test_explored[put-many-capacity]",
+    "ex2_put_many_if": "test_explored[put-many-capacity]",
+    "ex1_clock_after_wait": "test_a_wake_up_that_comes_after_the_deadline_is_looked_at",
+    "ex2_clock_after_wait": "test_a_wake_up_that_comes_after_the_deadline_is_looked_at",
+    "ex1_put_many_stats_skipped_on_closed": "test_a_put_many_cut_by_close_counts_what_it_put",
 }
 
 

@@ -247,6 +247,88 @@ def test_a_wait_that_says_timed_out_is_not_taken_at_its_word(graded, op):
         "lock); look at the frontier again before raising")
 
 
+@pytest.mark.parametrize("op", ["get", "put"])
+def test_a_wake_up_that_comes_after_the_deadline_is_looked_at(graded, op):
+    """A notified waiter may run only after its deadline has passed (the scheduler ran others
+    first). Here every timed wait of the graded file (``threading.Condition``, or ex2's
+    ``SemCondition``) that is woken returns only once its timeout has run out: G1's
+    ``get(timeout=0.3)``, woken by a put, must still take the URL, or leave it for G2, asleep
+    in ``get()``, and wake it (``put`` alike, with room). A wait loop that reads the clock
+    after the wait and raises Empty (Full) without looking at the frontier again loses that
+    wake-up: the URL (the room) stays, and G2 sleeps on."""
+    from tests.helpers import asleep, join_all, start_thread, wait_until, woken_waits_run_late
+
+    ended: dict[str, object] = {}
+
+    def call(me: str, timeout: float | None) -> None:
+        try:
+            ended[me] = (f.get(timeout=timeout) if op == "get"
+                         else f.put(f"v{me}", timeout=timeout) or "ok")
+        except Exception as e:  # noqa: BLE001 - which exception it was is the check
+            ended[me] = e
+
+    with woken_waits_run_late(graded_files(graded)):
+        f = frontier.create(graded, capacity=1)
+        if op == "put":
+            f.put("u")
+        g1 = start_thread(lambda: call("G1", 0.3))
+        wait_until(lambda: not g1.is_alive() or asleep(g1), timeout=5, what=f"G1's {op}")
+        g2 = start_thread(lambda: call("G2", None))
+        wait_until(lambda: not g2.is_alive() or asleep(g2), timeout=5, what=f"G2's {op}")
+        if op == "get":
+            f.put("u1")
+        else:
+            f.get()
+        wait_until(lambda: not g1.is_alive(), timeout=5, what="G1 to return")
+        wait_until(lambda: "G2" in ended or asleep(g2), timeout=5, what="G2 to return or sleep")
+        inside, before = len(f), dict(ended)
+        f.close()  # frees G2 if nobody woke it (it may then drain the URL: too late)
+        join_all([g1, g2], timeout=10)
+    if op == "get":
+        delivered = [me for me in ("G1", "G2") if before.get(me) == "u1"]
+        lost = not delivered and inside == 1
+    else:
+        delivered = [me for me in ("G1", "G2") if before.get(me) == "ok"]
+        lost = not delivered and inside == 0
+    assert not lost, (
+        f"G1's {op}(timeout=0.3) was woken by a {'put' if op == 'get' else 'get'} before its "
+        f"deadline but ran after it, and ended with {ended.get('G1')!r}; G2 slept on with the "
+        f"{'URL' if op == 'get' else 'room'} there: after a wait, look at the frontier again "
+        "before deciding the time ran out (a wake-up that comes late is still a wake-up)")
+
+
+def test_a_put_many_cut_by_close_counts_what_it_put(graded):
+    """Capacity 2: ``put_many`` of three URLs puts two, then waits for room, and ``close()``
+    ends it with Closed. The two URLs it put are inside and come out, and ``stats.puts``
+    counts them: a put_many that counts its batch once, at its end, never counts them, and
+    ``stats.puts - stats.gets`` is no longer what is inside."""
+    from tests.helpers import asleep, join_all, start_thread, wait_until
+
+    f = frontier.create(graded, capacity=2)
+    ended = []
+
+    def call() -> None:
+        try:
+            ended.append(f.put_many([("a", 0.0), ("b", 0.0), ("c", 0.0)]))
+        except Exception as e:  # noqa: BLE001 - which exception it was is the check
+            ended.append(e)
+
+    t = start_thread(call)
+    wait_until(lambda: not t.is_alive() or asleep(t), timeout=5,
+               what="put_many to wait for room")
+    f.close()
+    join_all([t], timeout=5)
+    assert len(ended) == 1 and isinstance(ended[0], frontier.Closed), (
+        f"put_many waiting for room when the frontier was closed ended with {ended!r}, "
+        "not Closed")
+    assert f.stats.puts == 2, (
+        f"put_many put a and b before close() cut it, but stats.puts is {f.stats.puts}: "
+        "count each URL as it goes in")
+    assert f.get_many(10) == ["a", "b"]
+    assert f.stats.gets == 2
+    f._check()
+
+
 def test_put_many_waits_for_room_for_each_url(graded):
     """Capacity 3 with two URLs in: ``put_many`` of three URLs puts one, then waits; never
     more than the capacity inside, and the rest goes in, in order, as room is made."""
