@@ -312,6 +312,38 @@ def test_cli_serve_prints_seeds_and_stops_on_ctrl_c(tree):
             process.wait(5)
 
 
+def test_cli_serve_limits_its_clients_by_its_flags_and_says_what_it_closed():
+    """--idle-timeout and --request-timeout reach the server: a client that sends nothing is
+    closed, one that stops half-way through its request line gets a 408 and is closed, and
+    at Ctrl-C the server says what it did, those two counted."""
+    from tests.helpers import with_default_sigint
+
+    process = subprocess.Popen(with_default_sigint(
+        [sys.executable, "-m", "crawlers", "serve", "--pages", "10", "--sites", "1",
+         "--idle-timeout", "0.3", "--request-timeout", "0.3"]),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        seed = process.stdout.readline().strip()
+        port = int(seed.split(":")[2].split("/")[0])
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as idle, \
+                socket.create_connection(("127.0.0.1", port), timeout=5) as slow:
+            slow.sendall(b"GET /p1.html HTTP/1.1\r\n")  # and nothing more
+            assert idle.recv(1024) == b"", "the idle client was not closed"
+            answer = b""
+            while chunk := slow.recv(65536):
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:80]
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(5)
+    assert process.returncode == 0, err
+    assert err.strip().splitlines()[-1] == (
+        "crawlab serve: stopped; 2 connections, 0 requests; closed 1 idle and 1 slow clients")
+
+
 # -- how long a client may keep a connection ----------------------------------------------------
 # A client may keep the server waiting for a request's first byte at most idle_timeout, and for the
 # rest of it at most request_timeout in all. Every socket operation below has a timeout and every

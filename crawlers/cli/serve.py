@@ -17,14 +17,16 @@ from typing import Any
 from crawlers.args import MAX_PAGES
 from crawlers.cli.webflags import MAX_LATENCY
 from crawlers.page.faults import Fault, FaultPlan, parse_faults
-from crawlers.web.httpd import HOST
+from crawlers.web.httpd import HOST, IDLE_TIMEOUT, REQUEST_TIMEOUT, LabServer
 from crawlers.web.render import robots_path_problem
 from crawlers.web.server import ServerError, WebServer, describe_os_error, serve
 from crawlers.web.webgen import Web, generate
 
-__all__ = ["HELP", "add_arguments", "run"]
+__all__ = ["HELP", "MIN_LIMIT", "add_arguments", "counts_line", "run"]
 
 HELP = "serve the generated web (and directories) locally"
+#: The shortest --idle-timeout and --request-timeout (a limit of 0 would close every client).
+MIN_LIMIT = 0.01
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,6 +63,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hold", default="60", metavar="SECONDS",
                         help="how long a timeout fault (and /_fault/timeout on any site) "
                         "leaves a request unanswered (default 60)")
+    parser.add_argument("--idle-timeout", default=str(IDLE_TIMEOUT), metavar="SECONDS",
+                        help="close a connection that sends no request for this long "
+                        f"(default {IDLE_TIMEOUT:g}, nginx's keep-alive default)")
+    parser.add_argument("--request-timeout", default=str(REQUEST_TIMEOUT), metavar="SECONDS",
+                        help="answer 408 and close a connection that takes longer than this to "
+                        f"send a request (default {REQUEST_TIMEOUT:g}; a slowloris client)")
     parser.add_argument("--traps", action="store_true",
                         help="add crawler traps to every generated site, linked from its home "
                         "page under /trap/ (calendar, ever-deeper paths, growing queries, "
@@ -163,6 +171,8 @@ def _config_from_args(args: argparse.Namespace) -> tuple[Web | None, dict[str, A
         "port_base": (None if args.port_base is None
                       else _number(args, "port_base", int, 1, 65535 - n_sites + 1)),
         "hold": _number(args, "hold", float, 0.0, 86400.0),
+        "idle_timeout": _number(args, "idle_timeout", float, MIN_LIMIT, 86400.0),
+        "request_timeout": _number(args, "request_timeout", float, MIN_LIMIT, 86400.0),
         "traps": args.traps,
     }
     _refuse_no_effect(args, pages, sites, rate, options["jitter"])
@@ -172,8 +182,9 @@ def _config_from_args(args: argparse.Namespace) -> tuple[Web | None, dict[str, A
 
 def run(args: argparse.Namespace) -> int:
     """Run ``crawlab serve``: print each site's seed URL (one per line, stdout), serve
-    until Ctrl-C or SIGTERM, return 0. Bad input (unknown directory, port in use,
-    invalid numbers) prints one line ``crawlab serve: error: ...`` and returns 2."""
+    until Ctrl-C or SIGTERM, say its counts (:func:`counts_line`, stderr), return 0. Bad
+    input (unknown directory, port in use, invalid numbers) prints one line ``crawlab serve:
+    error: ...`` and returns 2."""
     def fail(message: str) -> int:
         print(f"crawlab serve: error: {message}", file=sys.stderr)
         return 2
@@ -191,6 +202,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"crawlab serve: {len(ports)} sites on {HOST}; Ctrl-C to stop",
               file=sys.stderr, flush=True)
 
+    served: list[LabServer] = []  # the server that ran, for its counts
+
     async def main() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -199,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
                 loop.add_signal_handler(sig, stop.set)
             except (NotImplementedError, RuntimeError):  # pragma: no cover - Windows
                 pass
-        await serve(server.config, on_ready, stop)
+        served.append(LabServer(server.config))
+        await serve(server.config, on_ready, stop, served[0])
 
     # asyncio puts Python's own SIGINT handler back when the loop closes, whatever was there
     # before (SIG_IGN in a process started in the background of a script): restore what was
@@ -214,4 +228,13 @@ def run(args: argparse.Namespace) -> int:
         for sig, handler in previous.items():
             if handler is not None:
                 signal.signal(sig, handler)
+    if server.ports and served:
+        print(f"crawlab serve: stopped; {counts_line(served[0].stats())}", file=sys.stderr)
     return 0
+
+
+def counts_line(c: dict[str, int]) -> str:
+    """What a server did, in words: its connections and requests, and the clients it closed
+    for their idleness or slowness (``--idle-timeout``, ``--request-timeout``)."""
+    return (f"{c.get('connections', 0)} connections, {c.get('requests', 0)} requests; closed "
+            f"{c.get('closed_idle', 0)} idle and {c.get('closed_slow', 0)} slow clients")
