@@ -443,6 +443,18 @@ CAUGHT_BY = {
     "ex1_clock_after_wait": "test_a_wake_up_that_comes_after_the_deadline_is_looked_at",
     "ex2_clock_after_wait": "test_a_wake_up_that_comes_after_the_deadline_is_looked_at",
     "ex1_put_many_stats_skipped_on_closed": "test_a_put_many_cut_by_close_counts_what_it_put",
+    "ex4_cache_by_p": "test_two_exchanges_at_once_keep_their_messages_apart[2-and-2]",
+    "ex4_cache_barriers_by_p": "test_two_exchanges_at_once_keep_their_messages_apart[2-and-2]",
+    "ex4_cache_large_p": "test_two_exchanges_at_once_keep_their_messages_apart[3-and-3]",
+    "ex4_one_barrier_no_copy":
+        "test_a_sender_may_reuse_its_lists_while_a_slow_receiver_has_not_read[2]",
+    "ex4_own_barrier_no_copy":
+        "test_a_sender_may_reuse_its_lists_while_a_slow_receiver_has_not_read[2]",
+    "ex4_outbox_dict_no_copy":
+        "test_a_sender_may_reuse_its_lists_while_a_slow_receiver_has_not_read[2]",
+    "ex3_class_working_set": "test_two_crawls_at_once_keep_their_detectors_apart",
+    "ex3_module_working_set": "test_two_crawls_at_once_keep_their_detectors_apart",
+    "ex3_class_pending_count": "test_two_crawls_at_once_keep_their_detectors_apart",
 }
 
 

@@ -17,7 +17,8 @@ The robots (given, in the test) tell your detector what they do, through these c
 ``is_over()`` is asked by every robot before each ``get``: it must become ``True`` once
 everything is crawled, and must **never** be ``True`` while a URL waits in the frontier or a
 robot works on one. The threads may be switched between any two lines of the robots' loop,
-including between ``get`` returning and ``took`` being called. Grade it with::
+including between ``get`` returning and ``took`` being called. Each detector is independent of
+any other: several crawls, each with its own detector, may run at once. Grade it with::
 
     python exercises/grade.py ex3
 """

@@ -16,8 +16,9 @@ the exchange passes them on as they are, never comparing, sorting or dropping th
 may leave a destination out (nothing to send) or send to itself; a destination that is not an
 ``int`` in ``0 .. p-1`` (a ``bool`` included, and even with an empty list) is a ``ValueError``,
 raised before anything is sent. Once ``exchange`` returns, the caller may change the lists it
-passed in, and the list it got back is its own. Each ``Exchange`` is independent of any other;
-several may run at once. Use :class:`threading.Barrier`. Careful: a fast worker may return from one
+passed in (even while another rank has not read this superstep's messages yet), and the list it
+got back is its own. Each ``Exchange`` is independent of any other, whatever its ``p``; several
+may run at once. Use :class:`threading.Barrier`. Careful: a fast worker may return from one
 exchange and start the next superstep's while a slow one is still reading this one's messages.
 Grade it with::
 

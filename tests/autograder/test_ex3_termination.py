@@ -122,6 +122,64 @@ def test_over_only_when_everything_is_done(Detector):
     assert det.is_over(), "not over: every URL was finished and the frontier is empty"
 
 
+def test_two_crawls_at_once_keep_their_detectors_apart(Detector):
+    """Two crawls, X and Y, each with its own frontier and detector, run at the same time (two
+    crawls in one process), their calls interleaved, one thread, in a fixed order: robot 0 of
+    each takes its seed; Y's robot 0 finishes, so Y is over while X's robot 0 still works
+    (state shared between detectors, a class attribute or a module global, says X is over
+    too); then X's robot 0 puts one more link and finishes, its robot 1 does that link, and X
+    is over. After every step each detector must answer for its own crawl alone."""
+    fx, fy = frontier.create("coarse"), frontier.create("coarse")
+    x, y = Detector(2, fx), Detector(2, fy)
+    wrong: list[str] = []
+
+    def expect(over: dict, step: str) -> None:
+        for name, det in (("X", x), ("Y", y)):
+            if name in over and det.is_over() != over[name]:
+                wrong.append(f"after {step}, crawl {name}'s is_over() said {not over[name]}")
+
+    def crawls() -> None:
+        x.will_put(1)
+        fx.put("x0")
+        y.will_put(1)
+        fy.put("y0")
+        expect({"X": False, "Y": False}, "each crawl put its seed")
+        assert fx.get(timeout=1) == "x0" and fy.get(timeout=1) == "y0"
+        x.took(0)
+        y.took(0)
+        expect({"X": False, "Y": False}, "robot 0 of each crawl took its seed")
+        y.finished(0)
+        y.idle(0)
+        y.idle(1)
+        expect({"X": False, "Y": True},
+               "Y's robot 0 finished y0 and Y's robots said idle (X's robot 0 works on x0)")
+        x.will_put(1)
+        fx.put("x1")
+        x.finished(0)
+        expect({"X": False, "Y": True}, "X's robot 0 put x1 and finished x0 (x1 waits)")
+        assert fx.get(timeout=1) == "x1"
+        x.took(1)
+        expect({"X": False, "Y": True}, "X's robot 1 took x1")
+        x.finished(1)
+        x.idle(0)
+        x.idle(1)
+        expect({"X": True, "Y": True}, "X's robot 1 finished x1 and X's robots said idle")
+
+    errors: list[BaseException] = []
+
+    def guarded() -> None:
+        try:
+            crawls()
+        except Exception as exc:  # reported below, not lost in a thread
+            errors.append(exc)
+
+    join_all([start_thread(guarded)], timeout=10)  # a call that blocks fails, never hangs
+    assert not errors, f"two crawls at once: {errors[0]!r}"
+    assert not wrong, (
+        f"two crawls at once, each with its own detector: {wrong[0]}: a detector's state must "
+        "be its own (not a class attribute or a module global)")
+
+
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("robots", [2, 4, 8])
 def test_crawl_fetches_everything_once_and_stops(Detector, robots):

@@ -5,8 +5,10 @@ order, repeated, not comparable with each other). A missing barrier shows up as 
 supersteps; a deadlock as threads still alive at the deadline (with their stacks); a barrier of
 the file's own that does not re-check its condition, under spurious wake-ups; one that spins,
 as processor time used by workers that only wait. A received list must be the receiver's own
-(a sender reusing its lists after the exchange does not change it), two exchanges at once must
-not mix their messages, and a bad destination is refused for any ``p`` and any list."""
+(a sender reusing its lists after the exchange does not change it, even as soon as its own
+exchange returns while a slow receiver has not read yet), two exchanges at once (of the same
+size too) must not mix their messages, and a bad destination is refused for any ``p`` and any
+list."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import random
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -327,35 +330,177 @@ def test_workers_waiting_at_the_barrier_use_no_processor(Exchange):
         "Semaphore")
 
 
-# Last: an exchange whose waits share one Condition across instances, and that does not
-# re-check its predicate, can hang here, which ends the grading; the checks meant for that
-# (spurious wake-ups, above) have run by then.
 def _until_blocked(thread: threading.Thread, within: float = 5.0) -> None:
     """Give ``thread`` up to ``within`` seconds to block in a wait of :mod:`threading` (at its
     barrier). The schedule is forced only as far as that goes: the verdict never depends on
-    it, only how surely the check finds state shared between exchanges."""
+    it, only how surely the check finds what it looks for."""
     deadline = time.monotonic() + within
     while thread.is_alive() and not asleep(thread) and time.monotonic() < deadline:
         thread.join(0.001)
 
 
+@contextmanager
+def _after_each_sync(files: set[str], then):
+    """Inside the block, ``then()`` runs in a thread that has just come out of a
+    synchronization on an object that code of ``files`` made (however the file names its
+    class, a subclass of its own included): a :class:`threading.Barrier`'s ``wait``, a
+    :class:`threading.Semaphore`'s ``acquire`` (``with`` too), or a
+    :class:`threading.Condition` given back (``release`` or the end of ``with``: never inside
+    ``wait``, where the thread holds its lock). Objects the standard library makes for
+    itself (a Barrier's own Condition) are left alone. One block at a time per process."""
+    made: list = []
+    plain: dict = {}
+
+    def mine(obj) -> bool:
+        return any(o is obj for o in made)
+
+    def recording(cls):
+        init = cls.__init__
+
+        def recording_init(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_locals.get("self") is self:
+                frame = frame.f_back  # the __init__ of a subclass: who made the object
+            if frame is not None and frame.f_code.co_filename in files:
+                made.append(self)
+                if isinstance(self, threading.Condition):
+                    release = self.release  # the lock's own, set on the instance
+
+                    def released():
+                        release()
+                        then()
+
+                    self.release = released
+        return recording_init
+
+    def after(method):
+        def wrapped(self, *args, **kwargs):
+            result = method(self, *args, **kwargs)
+            if mine(self):
+                then()
+            return result
+        return wrapped
+
+    patches = [(cls, "__init__", recording(cls))
+               for cls in (threading.Barrier, threading.Condition, threading.Semaphore)]
+    patches += [(cls, name, after(getattr(cls, name))) for cls, name in (
+        (threading.Barrier, "wait"), (threading.Semaphore, "acquire"),
+        (threading.Semaphore, "__enter__"), (threading.Condition, "__exit__"))]
+    for cls, name, _ in patches:
+        plain[cls, name] = cls.__dict__[name]
+    try:
+        for cls, name, new in patches:
+            setattr(cls, name, new)
+        yield made
+    finally:
+        for (cls, name), old in plain.items():
+            setattr(cls, name, old)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("p", [2, 3])
+def test_a_sender_may_reuse_its_lists_while_a_slow_receiver_has_not_read(Exchange,
+                                                                          exercises_dir, p):
+    """The supersteps of the reuse check, but each sender clears and refills its lists as soon
+    as *its own* exchange returns, as the contract allows, while the last rank is held back
+    every time it comes out of a wait of the file (a Barrier's ``wait``, a Semaphore's
+    ``acquire``, a Condition given back), until every other rank has reused its lists or is
+    asleep in a wait (for the last rank's reading, at a second barrier, say). A received list
+    must be what was sent: an exchange that keeps the sender's list object (one barrier,
+    no copy) hands the slow receiver the reused list. No sleeps: the held rank waits for
+    events, bounded (2 s each time), and the verdict never depends on those bounds."""
+    slow = p - 1
+    state: dict = {"held": None, "others": []}
+    reused = [threading.Event() for _ in range(p)]
+    errors: list[BaseException] = []
+
+    def worker(rank, mine, got):
+        try:
+            got[rank] = ex.exchange(rank, mine[rank])
+            if rank != slow:
+                for messages in mine[rank].values():
+                    messages.clear()
+                    messages.append(("reused by", rank))
+                reused[rank].set()
+        except Exception as exc:  # reported below, not lost in a thread
+            errors.append(exc)
+
+    def hold_back() -> None:
+        if state["held"] is not threading.current_thread():
+            return
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            going = [t for r, t in state["others"]
+                     if not reused[r].is_set() and t.is_alive() and not asleep(t)]
+            if not going:
+                return  # every other rank has reused its lists, or waits for this one
+            going[0].join(0.001)  # a bounded poll, no verdict rests on it
+
+    with _after_each_sync({inspect.getsourcefile(Exchange) or ""}, hold_back):
+        # imported again inside: objects made at import (class attributes) are seen too
+        ex = load_exercise(exercises_dir, "ex4_bsp_exchange", "Exchange")(p)
+        for name, make in REUSE_STEPS.items():
+            sent = [make(r, p) for r in range(p)]
+            mine = [{d: list(ms) for d, ms in sent[r].items()} for r in range(p)]
+            got: dict[int, list] = {}
+            for event in reused:
+                event.clear()
+            held = start_thread(worker, slow, mine, got)
+            _until_blocked(held, within=2.0)  # the slow rank waits at the barrier first
+            others = [(r, threading.Thread(target=worker, args=(r, mine, got), daemon=True))
+                      for r in range(p) if r != slow]
+            state["held"], state["others"] = held, others  # before they start: no gap
+            for _, t in others:
+                t.start()
+            try:
+                join_all([held] + [t for _, t in state["others"]], timeout=20)
+            finally:
+                state["held"] = None
+            assert not errors, f"superstep {name!r}: a worker raised {errors[0]!r}"
+            want = [m for s in range(p) for m in sent[s].get(slow, [])]
+            assert got[slow] == want, (
+                f"superstep {name!r}: rank {slow}, held back after the barrier, received "
+                f"{got[slow]!r}, but was sent {want!r}: the senders had returned and reused "
+                "their lists (the contract allows it) before it read them; copy the messages "
+                "when they are sent")
+            for rank in range(p):
+                want = [m for s in range(p) for m in sent[s].get(rank, [])]
+                assert got[rank] == want, (
+                    f"superstep {name!r}: rank {rank} received {got[rank]!r}, expected {want!r}")
+
+
+def _forced_outbox(name: str, rank: int, p: int) -> dict:
+    """What ``rank`` of exchange ``name`` (of ``p`` ranks) sends in the forced schedule: rank 1
+    (the late one) to rank ``2 % p`` only, every other rank to every rank (itself last)."""
+    dests = [(rank + 1 + k) % p for k in range(p)]
+    return {d: [f"{name}{rank}>{d}"] for d in dests if rank != 1 or d == 2 % p}
+
+
+# Last: an exchange whose waits share one Condition across instances, and that does not
+# re-check its predicate, can hang here, which ends the grading; the checks meant for that
+# (spurious wake-ups, above) have run by then.
 @pytest.mark.timeout(90)
-def test_two_exchanges_at_once_keep_their_messages_apart(Exchange):
-    """Two exchanges of their own, A (p = 2) and B (p = 3), run at the same time (two BSP jobs
-    in one process): each delivers exactly its own messages. First a forced schedule: A's rank 0
-    sends and waits at A's barrier, then B's ranks 0 and 2 send and wait, then A's rank 1 and
-    B's rank 1 arrive (state shared between instances, a class attribute or a module global,
-    mixes or overwrites their mailboxes); then both run random plans of their own at once."""
-    a, b = Exchange(2), Exchange(3)
+@pytest.mark.parametrize("sizes", [(2, 3), (2, 2), (3, 3)], ids=["2-and-3", "2-and-2", "3-and-3"])
+def test_two_exchanges_at_once_keep_their_messages_apart(Exchange, sizes):
+    """Two exchanges of their own, A and B (p = 2 and 3, then two of the same size: 2 and 2,
+    3 and 3), run at the same time (two BSP jobs in one process): each delivers exactly its
+    own messages. First a forced schedule: A's ranks but rank 1 send and wait at A's barrier,
+    then B's ranks but rank 1 send and wait, then A's rank 1 and B's rank 1 arrive (state
+    shared between instances, a class attribute or a module global, mixes or overwrites their
+    mailboxes; shared by instances of the same size, a cache keyed by ``p``, lets B's ranks
+    pass A's barrier); then both run random plans of their own at once."""
+    pa, pb = sizes
+    a, b = Exchange(pa), Exchange(pb)
+    early = [(ex, name, r, p) for ex, name, p in ((a, "A", pa), (b, "B", pb))
+             for r in range(p) if r != 1]
     calls = [  # (exchange, its name, rank, outbox), started in this order
-        (a, "A", 0, {1: ["A0>1"], 0: ["A0>0"]}),
-        (b, "B", 0, {1: ["B0>1"], 2: ["B0>2"], 0: ["B0>0"]}),
-        (b, "B", 2, {1: ["B2>1"], 0: ["B2>0"]}),
-        (a, "A", 1, {0: ["A1>0"]}),
-        (b, "B", 1, {2: ["B1>2"]}),
+        *((ex, name, r, _forced_outbox(name, r, p)) for ex, name, r, p in early),
+        (a, "A", 1, _forced_outbox("A", 1, pa)),
+        (b, "B", 1, _forced_outbox("B", 1, pb)),
     ]
-    want = {"A0": ["A0>0", "A1>0"], "A1": ["A0>1"], "B0": ["B0>0", "B2>0"],
-            "B1": ["B0>1", "B2>1"], "B2": ["B0>2", "B1>2"]}
+    want = {f"{name}{d}": [m for s in range(p) for m in _forced_outbox(name, s, p).get(d, [])]
+            for name, p in (("A", pa), ("B", pb)) for d in range(p)}
     got, errors = {}, []
 
     def call(ex, name, rank, outbox):
@@ -367,22 +512,24 @@ def test_two_exchanges_at_once_keep_their_messages_apart(Exchange):
     threads = []
     for i, args in enumerate(calls):
         threads.append(start_thread(call, *args))
-        if i < 3:  # the first three wait at their barrier before the next one starts
+        if i < len(early):  # the early ones wait at their barrier before the next one starts
             _until_blocked(threads[-1])
     join_all(threads, timeout=20)
     assert not errors, f"a worker raised {errors[0]!r}"
     assert got == want, (
-        f"two exchanges at once: received {got}, expected {want}: an Exchange's mailboxes "
-        "must be its own (not a class attribute or a module global)")
+        f"two exchanges at once (p = {pa} and {pb}): received {got}, expected {want}: an "
+        "Exchange's mailboxes and barriers must be its own (not a class attribute, a module "
+        "global, or shared by the exchanges of the same size)")
 
     failures: list[BaseException] = []
 
-    def job(p):
+    def job(name, p, seed):
         try:
-            run(Exchange, p, 30, seed=70 + p,
-                outboxes=plan(p, 30, seed=70 + p, tag=f"job of {p}"))
+            run(Exchange, p, 30, seed=seed,
+                outboxes=plan(p, 30, seed=seed, tag=f"job {name} of {p}"))
         except BaseException as exc:  # an AssertionError of run() too: reported below
             failures.append(exc)
 
-    join_all([start_thread(job, p) for p in (2, 3)], timeout=70)
+    join_all([start_thread(job, "A", pa, 70 + pa), start_thread(job, "B", pb, 80 + pb)],
+             timeout=70)
     assert not failures, f"two exchanges at once: {failures[0]}"
