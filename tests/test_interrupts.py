@@ -93,3 +93,34 @@ def test_outside_the_main_thread_nothing_is_changed(handlers):
     t.join(timeout=10)
     assert not t.is_alive()
     assert seen["inside"] is signal.default_int_handler
+
+
+def test_an_action_that_needs_a_lock_the_interrupted_thread_holds_does_not_deadlock_it():
+    """A BSP worker cuts its fetches on SIGUSR1; the handler runs in the thread the signal
+    interrupted, which may hold a lock the cut needs (its fetcher's stop event, in a
+    politeness wait). Run there, the cut waited for its own thread for ever. Here the
+    interrupted thread holds the lock when its handler runs: the handler returns at once, and
+    the action completes as soon as the lock is let go."""
+    from crawlers.crawl.interrupts import in_a_thread_of_its_own
+
+    held = threading.Lock()  # guards nothing: the lock the action needs
+    done = threading.Event()
+
+    def cut() -> None:
+        with held:
+            done.set()
+
+    handler = in_a_thread_of_its_own(cut)
+    returned = threading.Event()
+
+    def interrupted_thread() -> None:
+        with held:
+            handler(signal.SIGUSR1, None)  # as Python runs it, in the holding thread
+            returned.set()
+
+    t = threading.Thread(target=interrupted_thread, daemon=True)
+    t.start()
+    t.join(10)
+    assert returned.is_set(), "the handler waited for a lock its own thread held"
+    assert done.wait(10), "the action never ran once the lock was let go"
+

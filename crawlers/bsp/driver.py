@@ -34,6 +34,7 @@ from crawlers.bsp.transport import (
     SharedError,
     check_mpi_launch,
 )
+from crawlers.crawl.interrupts import in_a_thread_of_its_own
 from crawlers.crawl.targets import WebOptions, load_reference, open_target
 from crawlers.page.urls import origin_of, site_of
 from crawlers.partition.assignment import Assignment, make_assignment
@@ -211,7 +212,10 @@ def _process_worker(setup: Setup, rank: int, timeout: float, conn: Any) -> None:
     try:
         with _worker_side(setup) as side:
             cut = side.cut  # the coordinator's first Ctrl-C: cut what is in flight
-            signal.signal(signal.SIGUSR1, lambda signum, frame: cut() if cut else None)
+            if cut is not None:  # never in the interrupted thread: it may hold cut's locks
+                signal.signal(signal.SIGUSR1, in_a_thread_of_its_own(cut))
+            else:
+                signal.signal(signal.SIGUSR1, signal.SIG_IGN)
             worker = Worker(setup.settings, transport,
                             Ownership(setup.assignment, side.aliases), side.fetch,
                             in_scope=side.in_scope, rules=side.rules, counters=side.counters,

@@ -30,14 +30,15 @@ Thread-safety: main thread only (the handlers, :meth:`poll` and the blocks all r
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType, TracebackType
 from typing import Any
 
-__all__ = ["SafePoints", "terminate_is_interrupt"]
+__all__ = ["SafePoints", "in_a_thread_of_its_own", "terminate_is_interrupt"]
 
 HELD = (signal.SIGINT, signal.SIGTERM)
 
@@ -56,6 +57,19 @@ def terminate_is_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def in_a_thread_of_its_own(act: Callable[[], object]) -> Callable[[int, Any], None]:
+    """A signal handler that runs ``act()`` in a new thread and returns at once. A handler
+    runs in the main thread between two of its bytecodes, maybe while that thread holds a lock
+    ``act`` needs (a BSP worker fetching on its main thread holds its fetcher's stop event in
+    a politeness wait): called there, ``act`` would wait for a lock its own thread holds, for
+    ever. Started with :func:`_thread.start_new_thread`, which takes no lock of
+    :mod:`threading`'s, the new thread waits for the lock while the main thread goes on and
+    releases it."""
+    def handler(signum: int, frame: Any) -> None:
+        _thread.start_new_thread(act, ())
+    return handler
 
 
 class SafePoints:
