@@ -38,8 +38,8 @@ from pathlib import Path
 from frontier import contract
 from frontier.contract import UnknownFrontier, info, names, register
 
-__all__ = ["BadFrontierSpec", "blame", "is_spec", "load_spec", "loaded_name", "resolve",
-           "set_source_check", "spec_of"]
+__all__ = ["BadFrontierSpec", "blame", "broken_contract", "is_spec", "load_spec",
+           "loaded_name", "resolve", "set_source_check", "spec_of"]
 
 ATTRIBUTES = {"name": str, "description": str, "ordering": str, "correct": bool, "bounded": bool}
 ORDERINGS = ("fifo", "priority")
@@ -168,6 +168,23 @@ def blame(exc: BaseException) -> str | None:
             return f"{where}: {_one_line(exc)}"
         exc = exc.__cause__ or exc.__context__
     return None
+
+
+def broken_contract(obj: object, message: str) -> RuntimeError:
+    """The error to raise when the frontier ``obj`` broke its contract where no line of its
+    own raised (a ``get`` that returned neither a URL nor ``None``, a ``put`` that never
+    returns): a ``RuntimeError`` whose :func:`blame` names the class's file and line when it
+    was loaded from a file here, ``FILE:LINE: ClassName: message``."""
+    exc = RuntimeError(message)
+    cls = type(obj)
+    try:
+        path = inspect.getsourcefile(cls)
+        line = inspect.getsourcelines(cls)[1]
+    except (OSError, TypeError):
+        return exc
+    if path is not None and str(Path(path).resolve()) in _files:
+        exc.blamed = f"{_shown(path)}:{line}: {cls.__name__}: {message}"  # type: ignore[attr-defined]
+    return exc
 
 
 def _shown(path: str) -> str:

@@ -344,6 +344,25 @@ def test_cli_serve_limits_its_clients_by_its_flags_and_says_what_it_closed():
         "crawlab serve: stopped; 2 connections, 0 requests; closed 1 idle and 1 slow clients")
 
 
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_process_mode_server_outlives_a_signal_to_the_whole_process_group(sig):
+    """Ctrl-C in a terminal reaches every process of the group: the server process stopped at
+    once, and the crawl's fetches still in flight failed as pages with a connection error
+    (a resumed crawl took them as done: pages lost). It now serves on until its parent
+    stops it."""
+    web = generate(n_pages=10, n_sites=1, seed=1)
+    server = WebServer(web, mode="process").start()
+    child = server._process
+    try:
+        os.kill(child.pid, getattr(signal, sig))
+        for _ in range(3):  # each answered after the signal: it was not stopping
+            assert requests.get(server.seed_urls[0], timeout=5).status_code == 200
+        assert child.is_alive()
+    finally:
+        server.stop()
+    assert not child.is_alive()
+
+
 # -- how long a client may keep a connection ----------------------------------------------------
 # A client may keep the server waiting for a request's first byte at most idle_timeout, and for the
 # rest of it at most request_timeout in all. Every socket operation below has a timeout and every

@@ -55,11 +55,27 @@ from crawlers.crawl.visited import RacyVisitedSet, VisitedSet
 from crawlers.page import faults
 from crawlers.page.fetch import Fetcher
 from crawlers.page.robots import Refusal
+from frontier.userclass import broken_contract
 
-__all__ = ["POLICIES", "POLL", "Crawler"]
+__all__ = ["POLICIES", "POLL", "STUCK_AFTER", "Crawler"]
 
 POLICIES = ("block", "spill", "drop")
 POLL = 0.05  # seconds a robot waits in get/put before looking at the stop flag again
+#: Seconds the conductor waits for one call of the frontier's that makes no progress (seeds put
+#: with no wait, ``close()``) before it calls the frontier stuck and the crawl failed.
+STUCK_AFTER = 10.0
+
+
+def _as_failure(exc: BaseException) -> BaseException:
+    """What a crawl thread raised, as ``run`` raises it again: an ``Exception`` (or Ctrl-C) as
+    it is; anything else (``SystemExit`` from a student's frontier, which would end the
+    process with its status and not a word) a ``RuntimeError`` raised from it, so that the
+    command line names the line that raised it."""
+    if isinstance(exc, (Exception, KeyboardInterrupt)):
+        return exc
+    failure = RuntimeError(f"{type(exc).__name__}({exc}) raised in a crawl thread")
+    failure.__cause__ = exc
+    return failure
 
 IDLE, BUSY, BLOCKED = "idle", "busy", "blocked"
 
@@ -206,7 +222,7 @@ class Crawler:
             except BaseException as exc:  # noqa: BLE001 - re-raised by run()
                 with self._work_lock:
                     if self._failure is None:
-                        self._failure = exc
+                        self._failure = _as_failure(exc)
                 self._finish("failed")
         return run
 
@@ -242,6 +258,9 @@ class Crawler:
         if url is None:  # closed and drained
             self._stop.wait(POLL)
             return None
+        if not isinstance(url, str):
+            raise broken_contract(self.frontier, f"get() returned {url!r:.60} "
+                                  f"({type(url).__name__}), neither a URL (str) nor None")
         self._set_state(i, BUSY)
         return url
 
@@ -609,13 +628,21 @@ class Crawler:
             # thread puts the rest, so that a full bounded frontier never blocks the conductor.
             with self._work_lock:
                 self._pending += len(seeds)
-            placed = 0
-            for url, p in seeds:
-                try:
-                    self.frontier.put(url, p, timeout=0)
-                except frontier_pkg.Full:
-                    break
-                placed += 1
+            beat = [time.monotonic()]  # when the last seed went in
+
+            def place() -> int:
+                placed = 0
+                for url, p in seeds:
+                    try:
+                        self.frontier.put(url, p, timeout=0)
+                    except frontier_pkg.Full:
+                        break
+                    placed += 1
+                    beat[0] = time.monotonic()
+                return placed
+
+            placed = self._off_the_conductor(place, "put(url, timeout=0) of a seed", points,
+                                             beat)
             guarded = self._guarded
             threads += [
                 threading.Thread(target=guarded(self._robot), args=(i,), name=f"robot-{i}",
@@ -648,7 +675,7 @@ class Crawler:
             self._finish("interrupted")
         finally:
             self._stop.set()
-            self._end_threads([t for t in threads if t.ident is not None])  # those started
+            self._end_threads([t for t in threads if t.ident is not None], points)  # started
             if self.journal is not None:
                 self.journal.close()
         if late:  # the report is of a finished crawl, which the Ctrl-C must not turn into a
@@ -657,7 +684,40 @@ class Crawler:
         # taken, pages in flight at the stop included.
         return self._report(time.monotonic() - self._t0)
 
-    def _end_threads(self, threads: list[threading.Thread]) -> None:
+    def _off_the_conductor(self, call: Callable[[], Any], what: str, points: SafePoints,
+                           beat: list[float] | None = None) -> Any:
+        """``call()`` run in a thread of its own while the conductor waits for it, at its safe
+        point between two waits of ``POLL`` s (Ctrl-C is handled there, never stuck behind the
+        frontier); its result, or its exception raised here. The frontier is code the
+        crawler does not own: a student's may hold a lock for ever, or wait in a
+        ``put(timeout=0)``. A call that has made no progress for ``STUCK_AFTER`` s (since it
+        began, or since ``beat[0]``, which it updates as it goes) is called stuck: a
+        :func:`~frontier.userclass.broken_contract` error naming the frontier's file."""
+        box: dict[str, Any] = {}
+        began = [time.monotonic()] if beat is None else beat
+
+        def run() -> None:
+            try:
+                box["value"] = call()
+            except BaseException as exc:  # noqa: BLE001 - raised again by the conductor
+                box["error"] = _as_failure(exc)
+
+        t = threading.Thread(target=run, name="conductor-call", daemon=True)
+        t.start()
+        while True:
+            t.join(POLL)
+            if not t.is_alive():
+                break
+            points.poll()
+            if time.monotonic() - began[0] > STUCK_AFTER:
+                raise broken_contract(self.frontier, f"{what} has not returned for "
+                                      f"{STUCK_AFTER:g} s: a lock never released, or a wait "
+                                      "that should not wait?")
+        if "error" in box:
+            raise box["error"]
+        return box.get("value")
+
+    def _end_threads(self, threads: list[threading.Thread], points: SafePoints) -> None:
         """Join the threads after the stop. A time slice or Ctrl-C cuts the fetches in flight
         (the fetcher's ``cut_all``) and waits ``stop_grace`` seconds in all; other ends (the web
         exhausted, the page budget, a deadlock) let the fetches in flight finish, as long as
@@ -666,7 +726,12 @@ class Crawler:
         cut_all = getattr(self.fetcher, "cut_all", None)
         if cut and cut_all is not None:
             cut_all()
-        self.frontier.close()
+        try:
+            self._off_the_conductor(self.frontier.close, "close()", points)
+        except Exception as exc:  # its own, or stuck: the crawl failed, the threads still end
+            with self._work_lock:
+                if self._failure is None:
+                    self._failure = exc
         patience = self.stop_grace if cut else max(5.0, 3 * self.watchdog)
         end = time.monotonic() + patience
         for t in threads:

@@ -23,6 +23,7 @@ import errno
 import multiprocessing
 import os
 import random
+import signal
 import socket
 import threading
 import time
@@ -59,7 +60,16 @@ async def serve(config: ServerConfig, on_ready: Callable[[list[int]], None],
 def _child_main(config: ServerConfig, conn: Any) -> None:
     """Entry point of the server process: report ``("ready", ports)`` or
     ``("error", message)`` on ``conn``; answer each ``"stats"`` with ``("stats", counts)``;
-    stop when the parent sends anything else or dies."""
+    stop when the parent sends anything else or dies.
+
+    Ctrl-C in a terminal (SIGINT to the whole process group), or SIGTERM sent to the group,
+    reaches this process too. It ignores both: stopping at once, it failed the parent's
+    fetches still in flight with a connection error, pages a resumed crawl takes as done (the
+    parent cuts them first, then stops this server). Its parent's word or death (the pipe
+    closes) stops it; :meth:`WebServer.stop` ends with SIGKILL if it must."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
     async def main() -> None:
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
@@ -80,10 +90,7 @@ def _child_main(config: ServerConfig, conn: Any) -> None:
         except OSError as exc:
             conn.send(("error", describe_os_error(exc, config)))
 
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:  # pragma: no cover - Ctrl-C in a terminal reaches the child too
-        pass
+    asyncio.run(main())
 
 
 def process_cpu_seconds(pid: int, children: bool = False) -> float | None:
