@@ -297,3 +297,28 @@ def test_the_command_reports_a_bad_history_in_the_books_words(tmp_path, monkeypa
                  str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert out.startswith("lifo-test: history of seed 7 (run 1 of 5) is not linearizable: "), out
+
+
+def test_a_history_whose_get_never_returns_fails_within_its_patience(monkeypatch):
+    """A frontier whose non-blocking get waits for ever (a lock never released) held the
+    check for 60 s per thread of every history (it "ran for ever"); the whole history now
+    has RECORD_PATIENCE seconds, and the error says what never returned."""
+    from frontier.check import linearize
+    from frontier.monitor import MonitorFrontier
+
+    release = threading.Event()
+
+    class GetStuck(MonitorFrontier):
+        name = "get-stuck-test"
+
+        def get(self, timeout=None):
+            release.wait(30)  # until the test ends
+            raise frontier.Empty
+
+    monkeypatch.setitem(contract._REGISTRY, "get-stuck-test", GetStuck)
+    monkeypatch.setattr(linearize, "RECORD_PATIENCE", 0.5)
+    try:
+        with pytest.raises(RuntimeError, match=r"still ran after 0.5 s: its put, or its get"):
+            record("get-stuck-test", threads=4, ops=4, noise=0)
+    finally:
+        release.set()

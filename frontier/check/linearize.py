@@ -43,15 +43,19 @@ import time
 from dataclasses import dataclass, field
 
 import frontier
+from frontier.userclass import broken_contract
 
 __all__ = ["DEFAULT_BUDGET", "DEFAULT_NOISE", "DEFAULT_OPS", "DEFAULT_RUNS", "DEFAULT_THREADS",
-           "Check", "Op", "check", "record", "spec_of"]
+           "RECORD_PATIENCE", "Check", "Op", "check", "record", "spec_of"]
 
 DEFAULT_THREADS = 4
 DEFAULT_OPS = 30
 DEFAULT_RUNS = 100
 DEFAULT_NOISE = 0.05  # probability of a yield before each line of the frontier's code
 DEFAULT_BUDGET = 200_000  # search steps per history before the verdict is "undecided"
+#: Seconds one history's threads may take in all: a frontier whose put or non-blocking get
+#: never returns fails the run, naming its file, instead of holding the check for ever.
+RECORD_PATIENCE = 60.0
 
 _FRONTIER_DIR = os.path.dirname(os.path.abspath(frontier.__file__)) + os.sep
 _CHECK_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -167,10 +171,13 @@ def record(name: str, *, threads: int = DEFAULT_THREADS, ops: int = DEFAULT_OPS,
                 w.start()
         finally:
             threading.settrace(None)
+        deadline = time.monotonic() + RECORD_PATIENCE  # for the whole history, not each
         for w in workers:
-            w.join(60)
+            w.join(max(0.0, deadline - time.monotonic()))
         if any(w.is_alive() for w in workers):
-            raise RuntimeError(f"{name}: a recording thread is still running after 60 s")
+            raise broken_contract(f, f"a thread of a history still ran after "
+                                  f"{RECORD_PATIENCE:g} s: its put, or its get(timeout=0), "
+                                  "never returned (a lock never released?)")
     finally:
         sys.setswitchinterval(old)
     if failures:  # a history with a failed operation in it is no history of the frontier
