@@ -39,6 +39,8 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib
+import io
+import math
 import os
 import pkgutil
 import platform
@@ -54,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from crawlers.args import EXIT_USAGE, MAX_SEED, OneLineParser, at_most, non_negative_int
+from frontier.files import read_regular
 from labs import plotstyle
 
 __all__ = [
@@ -71,10 +74,36 @@ PROVENANCE = ("source", "date", "commit", "note")
 #: Said in the note of every row a ``--quick`` run measures: its sizes are not the full run's.
 QUICK_NOTE = "quick run (--quick: small sizes)"
 SHARED_LOAD = 0.5  # a 1-minute load above this many runnable tasks per core: machine shared
+#: The most bytes :meth:`Lab.read_csv` reads (``--replot``, ``--from-csv``): a lab's CSV is
+#: well under 1 MB (the largest in docs/results under 100 KB), and its rows are held in memory
+#: as dicts, several times the file's size; a larger file is refused before it is read.
+MAX_CSV_BYTES = 16 << 20
+#: The largest integer :meth:`Lab.read_csv` takes in a cell: every count, size or nanosecond
+#: time a lab writes fits in 64 bits; a larger one is a damaged file (a figure cannot draw it).
+MAX_CSV_INT = 2**63
 
 
 class LabError(Exception):
     """A lab's bad input or unmet precondition: reported as one line, exit status 2."""
+
+
+def _cell(text: str, path: Path, line: int, column: str) -> Any:
+    """A CSV cell as :meth:`Lab.read_csv` gives it (see there); :class:`LabError` for a number
+    out of range, which no lab writes and which overflowed in the figures."""
+    if text in ("True", "False"):
+        return text == "True"
+    number: int | float
+    try:
+        number = int(text)
+    except ValueError:  # not an integer, or one of more than 4300 digits (float: inf)
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+    if abs(number) > MAX_CSV_INT if type(number) is int else math.isinf(number):  # 1e309, inf
+        raise LabError(f"{path} line {line}: column {column!r} holds {text[:40]!r}, a number "
+                       f"out of range (no lab writes an infinity or an integer over 2**63)")
+    return number
 
 
 def columns(rows: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -375,22 +404,45 @@ class Lab:
 
     def read_csv(self, path: Path) -> list[dict[str, Any]]:
         """Rows a lab wrote, read back for a figure: numbers as ``int``/``float``, ``True`` and
-        ``False`` as booleans, the rest as text; :class:`LabError` when unreadable."""
-        def value(text: str) -> Any:
-            if text in ("True", "False"):
-                return text == "True"
-            for kind in (int, float):
-                try:
-                    return kind(text)
-                except ValueError:
-                    pass
-            return text
-
+        ``False`` as booleans, the rest as text (blank lines skipped). :class:`LabError`, one
+        line naming ``path`` (and the line), when it cannot be read or is not a whole table:
+        not a regular file (a folder, a FIFO that would block the read, a device), more than
+        :data:`MAX_CSV_BYTES`, not UTF-8, a field over :func:`csv.field_size_limit`, a row with
+        more or fewer cells than the header (a truncated file), a number out of range (``inf``,
+        ``1e309``, an integer beyond :data:`MAX_CSV_INT`), or ``nan`` in a column of integers.
+        A column the lab needs and the file lacks is the caller's (a :class:`KeyError` that
+        :func:`run_lab` turns into a :class:`LabError`). O(size of the file)."""
         try:
-            with open(path, newline="") as f:
-                return [{k: value(v) for k, v in row.items()} for row in csv.DictReader(f)]
+            text = read_regular(path, MAX_CSV_BYTES, "a lab CSV's").decode("utf-8")
         except OSError as exc:
-            raise LabError(f"cannot read {path}: {exc.strerror}") from None
+            raise LabError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise LabError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from None
+        reader = csv.reader(io.StringIO(text, newline=""))
+        rows: list[dict[str, Any]] = []
+        lines: list[int] = []  # the line each row ends on, for the errors
+        try:
+            header = next(reader, [])
+            for cells in reader:
+                if not cells:
+                    continue  # a blank line, as csv.DictReader skips it
+                if len(cells) != len(header):
+                    raise LabError(f"{path} line {reader.line_num}: {len(cells)} cells, the "
+                                   f"header has {len(header)}: a truncated or damaged table")
+                lines.append(reader.line_num)
+                rows.append({k: _cell(v, path, reader.line_num, k)
+                             for k, v in zip(header, cells)})
+        except csv.Error as exc:  # a field over the size limit, a NUL byte, a stray quote
+            raise LabError(f"cannot read {path} line {reader.line_num}: {exc}") from None
+        for column in header:
+            values = [row[column] for row in rows]
+            if any(type(v) is int for v in values):
+                bad = next((n for n, v in zip(lines, values)
+                            if isinstance(v, float) and math.isnan(v)), None)
+                if bad is not None:
+                    raise LabError(f"{path} line {bad}: column {column!r} holds integers, "
+                                   "not nan")
+        return rows
 
     def stamp_from(self, row: Mapping[str, str]) -> None:
         """Stamp this run's figures with the machine, date and commit of a measured CSV row
@@ -590,10 +642,27 @@ def run_lab(name: str, argv: Sequence[str] | None = None) -> int:
     try:
         return int(module.main(argv) or 0)
     except KeyError as exc:
-        if not any(len(a) > 4 and "--replot".startswith(a) for a in argv):  # argparse takes
-            raise  # --repl for --replot
-        raise LabError(f"--replot: the CSV this lab read has no column {exc}: it was written "
-                       "by another version of the lab; run it without --replot") from None
+        read = _read_flag(argv)
+        if read is None:
+            raise
+        again = "run it without --replot" if read == "--replot" else "give a CSV this lab wrote"
+        raise LabError(f"{read}: the CSV this lab read has no column {exc}: it was written "
+                       f"by another version of the lab, or edited; {again}") from None
+
+
+def _read_flag(argv: Sequence[str]) -> str | None:
+    """How ``argv`` makes a lab read its rows from a CSV, for an error: ``--replot``,
+    ``--from-csv FILE``, or ``None`` (it measures). argparse takes an unambiguous prefix
+    (``--repl``, ``--from``) and ``--from-csv=FILE``, so these count too."""
+    for i, arg in enumerate(argv):
+        name, eq, value = arg.partition("=")
+        if len(name) > 4 and "--replot".startswith(name) and not eq:
+            return "--replot"
+        if len(name) > 3 and "--from-csv".startswith(name):
+            if not eq:
+                value = argv[i + 1] if i + 1 < len(argv) else ""
+            return f"--from-csv {value}"
+    return None
 
 
 def script(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None

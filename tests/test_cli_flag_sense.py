@@ -193,16 +193,18 @@ def test_a_directory_as_a_labs_frontier_file_is_called_a_directory(tmp_path, cap
     assert f"{folder} is a directory, not a Python file" in _one_line(err)
 
 
-def test_reference_reads_a_bounded_number_of_characters(tmp_path, capsys, monkeypatch):
-    """An endless --reference (/dev/zero) is refused after a bounded read, not read for ever."""
+def test_reference_reads_a_bounded_number_of_bytes(tmp_path, capsys, monkeypatch):
+    """A --reference over the byte cap is refused after a bounded read, and an endless one
+    (/dev/zero), a device, is refused before any read, not read for ever."""
     from crawlers.crawl import targets
 
     monkeypatch.setattr(targets, "open_target", _boom)
-    monkeypatch.setattr(targets, "MAX_REFERENCE_CHARS", 1000, raising=False)
+    monkeypatch.setattr(targets, "MAX_REFERENCE_BYTES", 1000)
     listed = tmp_path / "urls.txt"
-    listed.write_text("".join(f"http://a.test/{i}\n" for i in range(200)))  # > 1000 chars
+    listed.write_text("".join(f"http://a.test/{i}\n" for i in range(200)))  # > 1000 bytes
     code, err = _run(["crawl", "--reference", str(listed), "--pages", "10"], capsys)
     assert code == 2
-    assert f"--reference {listed}: longer than 1,000 characters" in _one_line(err)
+    assert f"--reference {listed}: " in _one_line(err)
+    assert "more than a reference list's 1,000" in _one_line(err)
     code, err = _run(["crawl", "--reference", "/dev/zero", "--pages", "10"], capsys)
-    assert code == 2 and "--reference /dev/zero: longer than" in _one_line(err)
+    assert code == 2 and "--reference /dev/zero: not a regular file" in _one_line(err)

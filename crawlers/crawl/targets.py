@@ -36,6 +36,7 @@ from crawlers.page.policy import Counters, Policy
 from crawlers.page.robots import Politeness, RobotsCache
 from crawlers.page.rules import LinkGate, UrlRules
 from crawlers.page.urls import Scope, normalize
+from frontier.files import read_regular
 
 __all__ = ["Target", "WebOptions", "load_reference", "open_target"]
 
@@ -175,25 +176,25 @@ def _real_sites(opts: WebOptions) -> Iterator[Target]:
         fetcher.close()
 
 
-MAX_REFERENCE_CHARS = 256 * 2**20
-"""The most ``--reference`` reads (characters, about 2.5 million URLs): a device such as
-``/dev/zero`` never ends, and the list is held in memory."""
+MAX_REFERENCE_BYTES = 256 * 2**20
+"""The most bytes ``--reference`` reads (about 2.5 million URLs): the list is held in memory,
+so a larger file is refused before a byte of it is read."""
 
 
 def load_reference(path: str) -> ReferenceList:
     """The :class:`~crawlers.crawl.report.ReferenceList` in file ``path``: one URL per line
     (blank lines and lines starting with ``#`` skipped), normalized as the crawler normalizes
-    links. A file that cannot be read, a line that is not an http(s) URL, or a list with no
-    URL raises :class:`ValueError` with one line naming the file (and the line)."""
+    links. A file that cannot be read, is not a regular file (a folder; a FIFO, which would
+    block the read for ever; a device such as ``/dev/zero``, which never ends), is larger than
+    :data:`MAX_REFERENCE_BYTES` or is not UTF-8, a line that is not an http(s) URL, or a list
+    with no URL raises :class:`ValueError` with one line naming the file (and the line)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(MAX_REFERENCE_CHARS + 1)  # bounded: /dev/zero is a "file" too
+        text = read_regular(path, MAX_REFERENCE_BYTES, "a reference list's").decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        if isinstance(exc, OSError) and not exc.strerror:  # read_regular's refusal: says why
+            raise ValueError(f"--reference {path}: {exc}") from None
+        why = exc.strerror if isinstance(exc, OSError) else str(exc)
         raise ValueError(f"--reference {path}: cannot read it ({why})") from None
-    if len(text) > MAX_REFERENCE_CHARS:
-        raise ValueError(f"--reference {path}: longer than {MAX_REFERENCE_CHARS:,} characters "
-                         f"(read no further): a list of URLs, not an endless file")
     lines = text.splitlines()
     urls = []
     for n, line in enumerate(lines, start=1):

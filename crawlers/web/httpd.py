@@ -12,7 +12,9 @@ Sites are of two kinds:
   the fault plan's faults and the on-demand ``/_fault/<kind>`` pages;
 * a *directory* site serves static files below a root, refusing path traversal: a
   ``..`` segment (also percent-encoded), an encoded ``/`` or ``\\`` or NUL get 403, and
-  anything that resolves outside the root (a symlink) gets 403; missing files get 404.
+  anything that resolves outside the root (a symlink) gets 403, and so do a file that is not
+  a regular file (a FIFO, which would block the event loop, a device) and a file of more than
+  :data:`MAX_FILE_BYTES`; missing files get 404.
 
 Redirect faults use the query: ``?hop=k`` redirects to ``?hop=k-1`` and ``?hop=0`` serves
 the page; ``?loop=1`` and ``?loop=2`` redirect to each other.
@@ -36,6 +38,7 @@ import contextlib
 import errno
 import mimetypes
 import os
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -81,6 +84,11 @@ IDLE_TIMEOUT = 75.0
 #: clients), so it arrives within microseconds; 10 s leaves room for a machine paused under load.
 #: nginx's ``client_header_timeout`` is 60 s, for the slow links of the open web.
 REQUEST_TIMEOUT = 10.0
+#: The most bytes of a file a directory site serves: it is read whole into memory (and sent in
+#: one write), so a larger one is refused with 403 before it is read, not sent cut short. A page
+#: of the web is far smaller (a crawler's ``Policy.max_bytes`` reads 2 MB of it); 64 MiB leaves
+#: room for a large static file while a site of huge files cannot exhaust the server's memory.
+MAX_FILE_BYTES = 64 << 20
 
 
 def open_file_limit() -> str:
@@ -282,6 +290,11 @@ def _fault_response(fault: Fault) -> Response:
     raise ValueError(f"no response for {fault}")  # pragma: no cover
 
 
+def _too_large(limit: int) -> Response:
+    """The refusal of a file over ``limit`` bytes (:data:`MAX_FILE_BYTES`)."""
+    return Response(403, render.small_page(f"Forbidden: a file of more than {limit:,} bytes"))
+
+
 class DirectorySite(Site):
     """A directory of static files served as a site, traversal refused.
 
@@ -298,6 +311,7 @@ class DirectorySite(Site):
 
     cache_max_file = 1 << 20
     cache_max_total = 64 << 20
+    max_file_bytes = MAX_FILE_BYTES  # a larger file is refused (403), never read
 
     def __init__(self, index: int, root: str) -> None:
         super().__init__(index)
@@ -325,16 +339,41 @@ class DirectorySite(Site):
         kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         if kind.startswith("text/"):
             kind += "; charset=utf-8"
-        try:
-            with open(target, "rb") as f:
-                info = os.fstat(f.fileno())
-                body = f.read()
-        except OSError:
-            return Response(404, render.small_page("Not found"))
+        read = self._read(target)
+        if isinstance(read, Response):
+            return read
+        body, info = read
         response = Response(body=body, content_type=kind)
         self._remember(path, str(named), (info.st_mtime_ns, info.st_size, info.st_ino),
                        response)
         return response
+
+    def _read(self, target: Path) -> tuple[bytes, os.stat_result] | Response:
+        """The bytes of file ``target`` and its ``fstat``, or the refusal to send instead: 403
+        if it is not a regular file (a FIFO, whose ``open`` or read would block the event
+        loop and with it every connection; a device, a socket) or holds more than
+        :attr:`max_file_bytes` (checked on the open file, and again on what was read, so a file
+        that grew meanwhile is refused, not cut short); 404 if it cannot be opened. Opened
+        non-blocking, so no file makes the loop wait. O(size), at most ``max_file_bytes``."""
+        try:
+            fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            return Response(404, render.small_page("Not found"))
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return Response(403, render.small_page("Forbidden: not a regular file"))
+            if info.st_size > self.max_file_bytes:
+                return _too_large(self.max_file_bytes)
+            with open(fd, "rb", closefd=False) as f:
+                body = f.read(self.max_file_bytes + 1)
+        except OSError:
+            return Response(404, render.small_page("Not found"))
+        finally:
+            os.close(fd)
+        if len(body) > self.max_file_bytes:  # grew while read
+            return _too_large(self.max_file_bytes)
+        return body, info
 
     def _cached(self, path: str) -> Response | None:
         """The cached response for ``path`` if its file is unchanged; drops a stale entry."""
