@@ -254,22 +254,24 @@ def main(argv=None) -> int:
 
 
 def _replot(lab: Lab, path: Path) -> int:
-    """Draw the figure from ``path`` (a CSV this lab wrote) with the stamp of its rows."""
-    import csv
-
+    """Draw the figure from ``path`` (a CSV this lab wrote) with the stamp of its rows; read
+    by :meth:`~labs.harness.Lab.read_csv` (a FIFO, a truncated or out-of-range file: one
+    line)."""
     try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as exc:
-        raise LabError(f"--from-csv: cannot read {path}: {exc.strerror}") from None
+        rows = lab.read_csv(path)
+    except LabError as exc:
+        raise LabError(f"--from-csv: {exc}") from None
     need = {"workload", "interpreter", "python", "gil_enabled", "frontier", "threads", "runs",
             "median", "min", "max"}
     if not rows or not need <= set(rows[0]):
         raise LabError(f"--from-csv: {path} is not a gil-side-by-side CSV")
-    for r in rows:
-        r.update(threads=int(r["threads"]), runs=int(r["runs"]),
-                 gil_enabled=r["gil_enabled"] == "True",
-                 **{k: float(r[k]) for k in ("median", "min", "max")})
+    try:
+        for r in rows:
+            r.update(threads=int(r["threads"]), runs=int(r["runs"]),
+                     python=str(r["python"]), gil_enabled=str(r["gil_enabled"]) == "True",
+                     **{k: float(r[k]) for k in ("median", "min", "max")})
+    except (TypeError, ValueError) as exc:
+        raise LabError(f"--from-csv: {path}: a row's number is not one: {exc}") from None
     lab.stamp_from(rows[0])
     chosen = list(dict.fromkeys(r["frontier"] for r in rows if r["frontier"] != PRIVATE))
     _plot(lab, rows, chosen, sorted({r["threads"] for r in rows}))

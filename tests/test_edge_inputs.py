@@ -177,10 +177,12 @@ def test_a_from_csv_over_the_cap_is_refused_before_it_is_read(tmp_path, capsys, 
     assert f"cannot read {path}: " in _one_line(err) and "more than" in err
 
 
-def test_a_fifo_as_from_csv_is_one_line_not_a_hang(tmp_path):
+@pytest.mark.parametrize("lab", ["frontier-bench", "gil-side-by-side"])
+def test_a_fifo_as_from_csv_is_one_line_not_a_hang(tmp_path, lab):
+    """gil-side-by-side read its --from-csv with a reader of its own, which hung too."""
     fifo = tmp_path / "bench.csv"
     os.mkfifo(fifo)
-    run = _crawlab("lab", "frontier-bench", "--from-csv", str(fifo), "--out",
+    run = _crawlab("lab", lab, "--from-csv", str(fifo), "--out",
                    str(tmp_path / "out"), cwd=tmp_path)
     assert run.returncode == 2, run.stderr
     assert f"cannot read {fifo}: not a regular file" in _one_line(run.stderr)
