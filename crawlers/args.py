@@ -14,10 +14,12 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 __all__ = [
     "EXIT_USAGE",
+    "LAST_WINS",
     "MAX_CAPACITY",
     "MAX_COMMIT_EVERY",
     "MAX_LATENCY",
@@ -96,11 +98,72 @@ MAX_RUNS = 1_000_000
 _T = TypeVar("_T", int, float)
 
 
+#: The options a second value may replace, as (the parser's ``prog``, the option's ``dest``):
+#: ``crawlab bsp --resume DIR`` starts its ranks with the command its journal keeps, which
+#: holds the ``--state`` it was started with, and ``--state DIR`` after it: the folder may have
+#: moved, the last one wins (:func:`crawlers.bsp.launcher.prepare`).
+LAST_WINS = frozenset({("crawlab bsp", "state")})
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one line (no usage dump) and exit status 2."""
+    """An argparse parser whose errors are one line (no usage dump) and exit status 2.
+
+    Two more rules for every parser of crawlab (the subcommands' and the labs'), whoever adds
+    the flags: an option that takes one value (argparse's ``store``, the default action)
+    refuses a second one (``--threads 4 --threads 2`` is an error, not 2: :class:`_StoreOnce`;
+    ``append`` options stay repeatable), and a ``type=Path`` argument refuses the empty
+    string, which ``Path`` would silently turn into ``.`` (:func:`_path`)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)  # argparse's default action
+        self.register("action", "store", _StoreOnce)
+        for kind in {Path, type(Path())}:
+            self.register("type", kind, _path)
+        self._given: dict[str, tuple[str, object]] = {}  # dest -> (flag, value): this parse's
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self._given = {}
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+class _StoreOnce(argparse._StoreAction):
+    """argparse's ``store`` that refuses an option given twice, in whichever form (``--threads
+    4 --thr=2``): one line naming the flag and both values, never the last silently kept.
+    Positional arguments are stored once by argparse already."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = getattr(parser, "_given", None)
+        if self.option_strings and given is not None:
+            if self.dest in given and (parser.prog, self.dest) not in LAST_WINS:
+                flag, before = given[self.dest]
+                raise argparse.ArgumentError(
+                    self, f"given twice ({flag} {_shown(before)} and {option_string} "
+                          f"{_shown(values)}): give it once")
+            given[self.dest] = (option_string, values)
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _shown(value: object) -> str:
+    """``value`` as an error shows it: quoted text (control characters escaped), at most 60
+    characters; numbers as they are."""
+    if isinstance(value, (list, tuple)):
+        return " ".join(_shown(v) for v in value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    text = repr(str(value))
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _path(text: str) -> Path:
+    """``type=Path`` on a crawlab parser: a path, never the empty one (``Path("")`` is ``.``,
+    the working folder, which no one asked for)."""
+    if not text:
+        raise argparse.ArgumentTypeError("the path is empty (for the working folder, say .)")
+    return Path(text)
 
 
 def _integer(text: str) -> int:

@@ -30,6 +30,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -38,8 +39,8 @@ from pathlib import Path
 from frontier import contract
 from frontier.contract import UnknownFrontier, info, names, register
 
-__all__ = ["BadFrontierSpec", "blame", "broken_contract", "is_spec", "load_spec",
-           "loaded_name", "resolve", "set_source_check", "spec_of"]
+__all__ = ["MAX_NAME", "BadFrontierSpec", "blame", "broken_contract", "is_frontier_name",
+           "is_spec", "load_spec", "loaded_name", "resolve", "set_source_check", "spec_of"]
 
 ATTRIBUTES = {"name": str, "description": str, "ordering": str, "correct": bool, "bounded": bool}
 ORDERINGS = ("fifo", "priority")
@@ -239,6 +240,20 @@ def _import_module(spec: str, dotted: str) -> object:
         raise BadFrontierSpec(f"{spec}: importing {dotted} failed: {_one_line(exc)}") from None
 
 
+#: The longest name a class of the user's may register: a name is printed, and is part of the
+#: files written about it (``crawlab explore``'s ``explore-NAME-...json``, ``linearize-NAME``).
+MAX_NAME = 64
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def is_frontier_name(name: str) -> bool:
+    """Whether ``name`` is safe in a file name and on a terminal: ASCII letters, digits, ``-``
+    and ``_``, starting with a letter or digit, at most :data:`MAX_NAME` characters (every
+    built-in name is; ``../x`` would put files elsewhere, an ANSI escape would be printed
+    raw)."""
+    return len(name) <= MAX_NAME and _NAME.fullmatch(name) is not None
+
+
 def _check_contract(spec: str, cls: object) -> None:
     """:class:`BadFrontierSpec` naming the first way ``cls`` breaks the frontier contract."""
     if not inspect.isclass(cls):
@@ -251,9 +266,12 @@ def _check_contract(spec: str, cls: object) -> None:
         value = getattr(cls, attr)
         if not isinstance(value, kind):
             raise BadFrontierSpec(f"{spec}: {attr} must be a {kind.__name__}, got {value!r}")
-    if not cls.name or is_spec(cls.name) or cls.name != cls.name.strip():
-        raise BadFrontierSpec(f"{spec}: name must be a non-empty word without ':' or spaces "
-                              f"around it, got {cls.name!r}")
+    if not is_frontier_name(cls.name):
+        shown = (repr(cls.name) if len(cls.name) <= MAX_NAME
+                 else f"{cls.name[:MAX_NAME]!r}... ({len(cls.name)} characters)")
+        raise BadFrontierSpec(
+            f"{spec}: its name {shown} is not a frontier's name: 1 to {MAX_NAME} ASCII "
+            "letters, digits, '-' and '_', starting with a letter or digit (it names files)")
     if cls.ordering not in ORDERINGS:
         raise BadFrontierSpec(f"{spec}: ordering must be 'fifo' or 'priority', "
                               f"got {cls.ordering!r}")

@@ -20,9 +20,9 @@ pytestmark = pytest.mark.skipif(not (Path(sys.executable).parent / "mpiexec").ex
 PAGES, SITES, R, PROCS = 240, 4, 8, 2
 
 
-def bsp_cmd(web: CountingWeb, *flags: str) -> list[str]:
+def bsp_cmd(web: CountingWeb, *flags: str, r: int = R) -> list[str]:
     cmd = [sys.executable, "-m", "crawlers", "bsp", "--backend", "mpi", "--procs", str(PROCS),
-           "--robots", "2", "--R", str(R), "--frontier", "monitor", "--politeness", "0.001",
+           "--robots", "2", "--R", str(r), "--frontier", "monitor", "--politeness", "0.001",
            "--timeout", "60", *flags]
     for s in web.seeds:
         cmd += ["--seed-url", s]
@@ -150,7 +150,7 @@ def test_bad_journals_and_flags_are_one_line_and_exit_2(tmp_path):
         died = run(bsp_cmd(web, "--state", str(state), "--kill-worker", "1", "--kill-at", "2"))
         assert died.returncode == 1, died.stderr
         # another crawl's flags on the same journal
-        _bad(bsp_cmd(web, "--state", str(state), "--R", "3"), "another crawl")
+        _bad(bsp_cmd(web, "--state", str(state), r=3), "another crawl")
         # --resume takes no other flags
         _bad([sys.executable, "-m", "crawlers", "bsp", "--resume", str(state), "--R", "4"],
              "give no other flags")
@@ -336,7 +336,8 @@ def test_journals_of_another_crawl_are_refused_and_no_other_output_is_cut(tmp_pa
         shutil.copy(b / "rank-1.sqlite", extra / "rank-2.sqlite")
         _bad(_resume_cmd(extra), "rank-2.sqlite is not the journal of a rank", tmp_path)
         # command.json edited: other flags, another --out
-        _bad(_resume_cmd(edited("flags", lambda v: [*v, "--R", "3"])),
+        _bad(_resume_cmd(edited("flags", lambda v: [
+            "3" if i and v[i - 1] == "--R" else x for i, x in enumerate(v)])),
              "is the journal of another crawl", tmp_path)
         _bad(_resume_cmd(edited("out", lambda v: [x.replace("out-a", "out-b") for x in v])),
              "is the journal of another crawl", tmp_path)

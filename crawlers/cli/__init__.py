@@ -1,11 +1,34 @@
 """The command line: ``crawlab`` (and ``python -m crawlers``), one module per subcommand.
 
-Holds :mod:`crawlers.cli.app` (the one parser and :func:`main`) and the subcommands
+Holds :mod:`crawlers.cli.app` (the one parser and its ``main``) and the subcommands
 ``frontiers``, ``lab``, ``crawl``, ``serve``, ``bsp``, ``partition``, ``explore`` and
 ``linearize``. The top layer: it may import everything (``frontier``, every ``crawlers``
 package, ``labs``); nothing imports it but ``crawlers.__main__`` and the console script.
+
+This module itself imports nothing heavy: :func:`main`, the console script's entry point,
+imports the command line only when called, so that a Ctrl-C during those imports (they take
+most of a second) ends in one line and status 130, as one during a command does.
 """
 
-from crawlers.cli.app import main
+from __future__ import annotations
 
-__all__ = ["main"]
+import sys
+from collections.abc import Sequence
+
+__all__ = ["EXIT_INTERRUPTED", "main"]
+
+#: The exit status of a command interrupted by Ctrl-C (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED = 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``crawlab`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status
+    (:func:`crawlers.cli.app.main`). A Ctrl-C before the command runs (while the command line
+    is imported or parsed) prints ``crawlab: interrupted`` and returns 130."""
+    try:
+        from crawlers.cli import app
+
+        return app.main(argv)
+    except KeyboardInterrupt:
+        print("crawlab: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

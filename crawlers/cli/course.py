@@ -43,10 +43,20 @@ def _kit():
 
 def run(args: argparse.Namespace) -> int:
     """Write what ``args.what`` names; 0 when written, 2 (via ``ValueError``) when not."""
+    _check_dest(args.dest)
     try:
         return _write(_kit(), args)
     except OSError as exc:  # a folder that cannot be written: one line, not a traceback
         raise ValueError(f"cannot write {args.dest}: {exc.strerror or exc}") from None
+
+
+def _check_dest(dest: Path) -> None:
+    """Refuse a DEST in a folder that does not exist, as ``crawlab crawl --out`` does: crawlab
+    makes DEST itself, never a chain of folders above it (a typo would build it from /). The
+    empty DEST is refused by the parser (:class:`~crawlers.args.OneLineParser`)."""
+    if not dest.exists() and not dest.parent.is_dir():
+        raise ValueError(f"DEST: cannot write to {dest}: no such folder {dest.parent} (crawlab "
+                         "makes the last folder only)")
 
 
 def _write(kit, args: argparse.Namespace) -> int:
