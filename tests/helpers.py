@@ -314,3 +314,23 @@ def with_default_sigint(cmd: list[str]) -> list[str]:
     no Ctrl-C handler: a test that sends SIGINT to a crawl would see it ignored and the crawl
     run to its end. A one-line ``exec`` wrapper puts the default back first."""
     return [sys.executable, "-c", _DEFAULT_SIGINT, *cmd]
+
+
+def run_crawlab(argv, capsys) -> tuple[int, str]:
+    """The exit status of ``crawlab ARGV`` run in this process (argparse's ``SystemExit``
+    too) and what it wrote to stderr."""
+    from crawlers.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
+def one_line(err: str) -> str:
+    """``err``, asserted to be one line and no traceback."""
+    assert err.endswith("\n") and err.count("\n") == 1, repr(err)
+    assert "Traceback" not in err
+    return err
+

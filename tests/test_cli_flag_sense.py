@@ -10,25 +10,12 @@ from __future__ import annotations
 import pytest
 
 from crawlers.cli import main
+from tests.helpers import one_line as _one_line
+from tests.helpers import run_crawlab as _run
 
 
 def _boom(*_args, **_kwargs):
     raise AssertionError("reached the work the flag should have stopped before")
-
-
-def _run(argv, capsys) -> tuple[int, str]:
-    """The exit status of ``crawlab ARGV`` (argparse's SystemExit too) and its stderr."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    return code, capsys.readouterr().err
-
-
-def _one_line(err: str) -> str:
-    assert err.endswith("\n") and err.count("\n") == 1, repr(err)
-    assert "Traceback" not in err
-    return err
 
 
 # -- 1. the frontier named twice --------------------------------------------------------------

@@ -17,29 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from crawlers.cli import main
+from tests.helpers import one_line as _one_line
 from tests.helpers import raw_get
+from tests.helpers import run_crawlab as _run
 
 ROOT = Path(__file__).resolve().parent.parent
 CRAWLAB = [sys.executable, "-m", "crawlers"]
 BENCH_CSV = ROOT / "docs" / "results" / "frontier-bench" / "frontier-bench.csv"
 WAIT = 60  # seconds a subprocess may take before the test calls it hung
-
-
-def _run(argv, capsys) -> tuple[int, str]:
-    """The exit status of ``crawlab ARGV`` in this process (argparse's SystemExit too) and its
-    stderr."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    return code, capsys.readouterr().err
-
-
-def _one_line(err: str) -> str:
-    assert err.endswith("\n") and err.count("\n") == 1, repr(err)
-    assert "Traceback" not in err
-    return err
 
 
 def _crawlab(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
