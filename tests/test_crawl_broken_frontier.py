@@ -116,3 +116,35 @@ def test_a_system_exit_in_the_frontier_is_a_failure_not_a_silent_exit_status():
     with pytest.raises(RuntimeError, match=r"SystemExit\(3\) raised in a crawl thread") as info:
         _crawl(GetEndsTheProcess(30)).run(seconds=30)
     assert isinstance(info.value.__cause__, SystemExit)
+
+
+class CloseSendsCtrlC(MonitorFrontier):
+    """close() takes a while, and a Ctrl-C comes meanwhile (here: from close() itself)."""
+
+    def close(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        RELEASE.wait(0.3)  # a slow close: the Ctrl-C waits the length of a safe-point turn
+        super().close()
+
+
+def test_a_ctrl_c_during_the_teardown_waits_until_it_is_done():
+    """Raised inside the teardown (at the wait for a slow close()), Ctrl-C skipped the robots'
+    join and the journal's close: robots fetched on after the journal was closed as clean,
+    and a resumed crawl lost their pages. It is now raised once the teardown is done."""
+    crawler = _crawl(CloseSendsCtrlC(30))
+    ended = []
+    end_threads = crawler._end_threads
+
+    def recorded(*args):
+        end_threads(*args)
+        ended.append(True)
+
+    crawler._end_threads = recorded
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            crawler.run(seconds=30)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert ended == [True], "the Ctrl-C cut the teardown short"
+    assert crawler._unjoined == 0

@@ -124,3 +124,17 @@ def test_an_action_that_needs_a_lock_the_interrupted_thread_holds_does_not_deadl
     assert returned.is_set(), "the handler waited for a lock its own thread held"
     assert done.wait(10), "the action never ran once the lock was let go"
 
+
+
+def test_while_held_even_a_second_signal_waits_for_the_end_of_the_block(handlers):
+    """A teardown that must not be cut (robots joined, a journal closed) holds the signals:
+    neither poll() nor a second signal runs a handler; the block's end does."""
+    with pytest.raises(KeyboardInterrupt):
+        with SafePoints() as points:
+            points.hold()
+            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGINT)
+            _spin()
+            points.poll()
+            assert handlers == [] and len(points.noted) == 2
+    assert handlers == [signal.SIGTERM]  # run first, then SIGINT's raised

@@ -671,9 +671,13 @@ class Crawler:
                 if progress is not None:
                     progress(self._report())
         except KeyboardInterrupt:
-            late = self._stop.is_set()
+            late = self._stop.is_set() and self._stopped_by != "failed"  # a failure is raised
             self._finish("interrupted")
         finally:
+            # The teardown is not cut, whatever signal comes: cut half-way, it left robots
+            # fetching after the journal was closed as clean (pages lost to a resume). It is
+            # bounded: the stop grace, STUCK_AFTER for close(); a signal then is raised after.
+            points.hold()
             self._stop.set()
             self._end_threads([t for t in threads if t.ident is not None], points)  # started
             if self.journal is not None:

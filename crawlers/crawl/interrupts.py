@@ -20,7 +20,8 @@ from a handler that raises.
 main thread runs the noted signals' own handlers at :meth:`SafePoints.poll`, where it holds
 no lock; a ``KeyboardInterrupt`` then comes from there. A second signal, before the first
 was polled or after, runs its handler at once: a user pressing Ctrl-C again is not kept
-waiting by a program stuck short of its safe point, or in its teardown. At the block's end
+waiting by a program stuck short of its safe point, unless the program holds signals for a
+teardown that must not be cut (:meth:`SafePoints.hold`). At the block's end
 the handlers are put back and a signal still noted is run (never lost). Signals with no
 Python handler (``SIG_DFL``, ``SIG_IGN``) are left alone, and so is everything outside the
 main thread, where no handler can be set.
@@ -81,6 +82,7 @@ class SafePoints:
         self.signals = signals
         self.noted: list[tuple[int, FrameType | None]] = []
         self.received = 0  # signals received in the block, handled or not
+        self.holding = False  # set by hold(): even a second signal waits for the block's end
         self._previous: dict[int, Any] = {}  # signal -> its handler before the block
 
     def __enter__(self) -> SafePoints:
@@ -95,15 +97,21 @@ class SafePoints:
 
     def _note(self, signum: int, frame: FrameType | None) -> None:
         self.received += 1
-        if self.received > 1:  # a second signal: no more waiting for a safe point
+        if self.received > 1 and not self.holding:  # a second signal: no more waiting
             self._previous[signum](signum, frame)
             return
         self.noted.append((signum, frame))
 
+    def hold(self) -> None:
+        """From now to the block's end, every signal waits for it, a second one too, and
+        :meth:`poll` runs none: for a teardown that must not be cut half-way (threads joined,
+        a journal closed), which is bounded in time by its own limits."""
+        self.holding = True
+
     def poll(self) -> None:
         """Run the noted signals' handlers, oldest first, here: a safe point (no lock held).
         O(signals noted). Whatever a handler raises (``KeyboardInterrupt``) is raised here."""
-        while self.noted:
+        while self.noted and not self.holding:
             signum, frame = self.noted.pop(0)
             self._previous[signum](signum, frame)
 
@@ -111,6 +119,7 @@ class SafePoints:
                  tb: TracebackType | None) -> None:
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
+        self.holding = False
         try:
             if kind is None:
                 self.poll()  # a signal noted after the last safe point is handled, not dropped
