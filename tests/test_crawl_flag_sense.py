@@ -14,10 +14,10 @@ from crawlers.cli import main
 WEB = ["--sim", "--pages", "200", "--sites", "4", "--latency", "0"]
 
 
-def crawl(capsys, *argv: str) -> tuple[int, str, str]:
+def crawl(capsys, *argv: str, web: list[str] = WEB) -> tuple[int, str, str]:
     """Run ``crawlab crawl WEB ARGV --json``: the exit status, stdout and stderr."""
     try:
-        status = main(["crawl", *WEB, "--json", *argv])
+        status = main(["crawl", *web, "--json", *argv])
     except SystemExit as exc:  # argparse's error
         status = exc.code
     out, err = capsys.readouterr()
@@ -25,9 +25,9 @@ def crawl(capsys, *argv: str) -> tuple[int, str, str]:
     return status, out, err
 
 
-def refused(capsys, *argv: str, flag: str) -> str:
+def refused(capsys, *argv: str, flag: str, web: list[str] = WEB) -> str:
     """Exit 2, one line on stderr naming ``flag``, nothing on stdout; returns the line."""
-    status, out, err = crawl(capsys, *argv)
+    status, out, err = crawl(capsys, *argv, web=web)
     lines = err.strip().splitlines()
     assert status == 2, err
     assert len(lines) == 1, err
@@ -44,7 +44,8 @@ def test_a_journal_resumed_with_another_web_is_refused_naming_the_flags(capsys, 
     assert status == 0, err
     pages = (out / "pages.jsonl").read_bytes()
     line = refused(capsys, "--max-pages", "20", "--state", state, "--out", str(out),
-                   "--pages", "300", "--seed", "7", flag="--state")
+                   "--seed", "7", flag="--state",
+                   web=[("300" if x == "200" else x) for x in WEB])  # --pages 300
     assert "journal of another crawl" in line
     assert "--pages 200 then, 300 now" in line and "--seed 1 then, 7 now" in line
     assert "--sites" not in line and "--max-pages" not in line
