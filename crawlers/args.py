@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 __all__ = [
+    "EXIT_INTERRUPTED",
     "EXIT_USAGE",
     "LAST_WINS",
     "MAX_CAPACITY",
@@ -43,6 +44,8 @@ __all__ = [
 
 #: The exit status of bad input.
 EXIT_USAGE = 2
+#: The exit status of a command interrupted by Ctrl-C (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED = 130
 
 #: The longest duration a flag in seconds takes (a year): far beyond any crawl or search here,
 #: far below what the time functions and threading waits take (``threading.TIMEOUT_MAX``,

@@ -43,7 +43,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script (Gradescope's run_autograder): the course root
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from crawlers.args import EXIT_USAGE  # noqa: E402
+from crawlers.args import EXIT_INTERRUPTED, EXIT_USAGE  # noqa: E402
 from exercises.policy import EXERCISES  # noqa: E402
 
 __all__ = ["TIMEOUT", "Children", "Run", "Stopped", "exercise_file", "find_submission",
@@ -366,7 +366,7 @@ def main(exercises: list[str], submissions: Path, out: Path, jobs: int, hidden: 
                     future.cancel()
                 print(f"grade.py: interrupted: {stopped} grading run(s) under way stopped, "
                       "nothing written", file=sys.stderr)
-                return 130
+                return EXIT_INTERRUPTED
     finally:
         close()
     ordered = [runs[s.name, ex] for s, ex in pairs]

@@ -55,7 +55,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from crawlers.args import EXIT_USAGE, MAX_SEED, OneLineParser, at_most, non_negative_int
+from crawlers.args import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    MAX_SEED,
+    OneLineParser,
+    at_most,
+    non_negative_int,
+)
 from frontier.files import read_regular
 from labs import plotstyle
 
@@ -684,7 +691,7 @@ def script(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | No
             return int(main(argv) or 0)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except ServerError as exc:
         print(f"{prog}: error: the served web did not start: {exc}", file=sys.stderr)
         return EXIT_USAGE

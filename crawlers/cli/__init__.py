@@ -15,10 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-__all__ = ["EXIT_INTERRUPTED", "main"]
-
-#: The exit status of a command interrupted by Ctrl-C (128 + SIGINT, as a shell reports it).
-EXIT_INTERRUPTED = 130
+__all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,5 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return app.main(argv)
     except KeyboardInterrupt:
+        from crawlers.args import EXIT_INTERRUPTED  # here: its import may be what was cut
+
         print("crawlab: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -26,7 +26,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from crawlers.args import EXIT_USAGE, OneLineParser
+from crawlers.args import EXIT_INTERRUPTED, EXIT_USAGE, OneLineParser
 from crawlers.cli import (
     bsp,
     course,
@@ -94,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.run(args) or 0)
     except KeyboardInterrupt:
         print(f"crawlab {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (crawlab crawl --json | head): no traceback
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that the interpreter's last flush is quiet
