@@ -220,11 +220,16 @@ class Crawler:
             try:
                 target(*args)
             except BaseException as exc:  # noqa: BLE001 - re-raised by run()
-                with self._work_lock:
-                    if self._failure is None:
-                        self._failure = _as_failure(exc)
+                self._keep_failure(_as_failure(exc))
                 self._finish("failed")
         return run
+
+    def _keep_failure(self, exc: BaseException) -> None:
+        """Keep ``exc`` for ``run`` to raise once the threads are joined, unless an earlier
+        one is kept (the first failure is the cause). Thread-safe."""
+        with self._work_lock:
+            if self._failure is None:
+                self._failure = exc
 
     def _finish(self, reason: str) -> None:
         if not self._stop.is_set():
@@ -733,9 +738,7 @@ class Crawler:
         try:
             self._off_the_conductor(self.frontier.close, "close()", points)
         except Exception as exc:  # its own, or stuck: the crawl failed, the threads still end
-            with self._work_lock:
-                if self._failure is None:
-                    self._failure = exc
+            self._keep_failure(exc)
         patience = self.stop_grace if cut else max(5.0, 3 * self.watchdog)
         end = time.monotonic() + patience
         for t in threads:
