@@ -4,6 +4,7 @@ bounded wait for a thread to be asleep."""
 from __future__ import annotations
 
 import gc
+import subprocess
 import sys
 import threading
 import time
@@ -333,4 +334,18 @@ def one_line(err: str) -> str:
     assert err.endswith("\n") and err.count("\n") == 1, repr(err)
     assert "Traceback" not in err
     return err
+
+
+def run_child(code: str, *args: str, timeout: float = 90) -> subprocess.CompletedProcess:
+    """``code`` run by this interpreter in a child process (from the repository's root), its
+    output captured; a child still running after ``timeout`` seconds is killed and fails the
+    test: a deadlock after a signal can leave even pytest-timeout's alarm unanswered in the
+    process it hangs, never in its parent."""
+    import pytest
+
+    try:
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                              text=True, timeout=timeout, cwd=Path(__file__).resolve().parents[1])
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"the child still ran after {timeout} s (a deadlock?): {exc.stderr!r}")
 

@@ -21,7 +21,7 @@ from crawlers.web import webgen
 from crawlers.web.simfetch import SimulatedFetcher
 from frontier.monitor import MonitorFrontier
 from tests.countserver import CountingWeb
-from tests.helpers import CORRECT, wait_until, with_default_sigint
+from tests.helpers import CORRECT, run_child, wait_until, with_default_sigint
 
 
 def _crawler(name: str, threads: int, web, latency: float = 0.0, **options) -> Crawler:
@@ -431,11 +431,7 @@ def test_a_signal_inside_threadings_own_lock_code_still_ends_in_the_interrupted_
     for good (a hang: the crawl's own ``_stop.set()`` waits for it). The crawler runs the
     handler at its safe point instead: the 'interrupted' report, every thread joined, the
     handlers put back."""
-    try:
-        proc = subprocess.run([sys.executable, "-c", _SIGNAL_INSIDE_THREADING, where, name],
-                              capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        pytest.fail("the crawl still ran 60 s after the signal: a lock left taken?")
+    proc = run_child(_SIGNAL_INSIDE_THREADING, where, name, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert "escaped" not in got, "the KeyboardInterrupt escaped Crawler.run"

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -26,6 +25,7 @@ from labs import lab_crawl_parsers as parsers_lab
 from labs import lab_crawl_races as races
 from labs.crawlbench import make_web
 from labs.lab_crawl_memory import realistic_urls, traced_bytes
+from tests.helpers import run_child
 
 WAIT = 10.0  # seconds any handshake may take before the test fails instead of hanging
 
@@ -84,11 +84,9 @@ def test_the_races_lab_counts_agree_with_the_ground_truth():
     assert races.counts_agree(row)
 
 
-ROOT = Path(__file__).resolve().parent.parent
-
-# The signal tests run in a child process of their own, bounded by subprocess.run's timeout: a
-# deadlock after a signal can leave even pytest-timeout's alarm unanswered (seen on 3.13t), and
-# a hung test must fail, never hang the run.
+# The signal tests run in a child process of their own (tests.helpers.run_child), bounded by a
+# timeout: a deadlock after a signal can leave even pytest-timeout's alarm unanswered (seen on
+# 3.13t), and a hung test must fail, never hang the run.
 _RACES_CHILD = """
 import json, os, signal, sys, threading
 from crawlers.cli import main as crawlab
@@ -132,16 +130,6 @@ print(json.dumps({"status": status, "crawls": len(crawls)}))
 """
 
 
-def _child(code: str, *args: str, timeout: float = 90) -> subprocess.CompletedProcess:
-    """``code`` run by this interpreter in a child process (from the repository's root), its
-    output captured; a child still running after ``timeout`` seconds fails the test (killed)."""
-    try:
-        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
-                              text=True, timeout=timeout, cwd=ROOT)
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"the child still ran after {timeout} s (a deadlock?): {exc.stderr!r}")
-
-
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("how, name", [("crawlab", "SIGTERM"), ("crawlab", "SIGINT"),
                                        ("directly", "SIGINT"), ("directly", "SIGTERM")])
@@ -153,7 +141,7 @@ def test_a_signal_mid_crawl_ends_the_races_lab(tmp_path, how, name):
     so it lands mid-crawl on any machine (``crawlab lab`` or ``python -m
     labs.lab_crawl_races``, which runs ``script(main)``; run directly, SIGTERM killed the lab
     at once, status -15 and nothing said)."""
-    proc = _child(_RACES_CHILD, how, name, str(tmp_path))
+    proc = run_child(_RACES_CHILD, how, name, str(tmp_path))
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got["status"] == 130, (got, proc.stderr)
@@ -325,7 +313,7 @@ def test_a_ctrl_c_mid_crawl_ends_the_crawl_labs_shared_crawl():
     instead of handing back the cut crawl's report as a measurement: the crawler turns Ctrl-C
     into a report that says ``interrupted``, and the lab's loop would go on to its next
     crawl. The signal comes from the third fetch, so it lands mid-crawl."""
-    proc = _child(_SIM_CHILD)
+    proc = run_child(_SIM_CHILD)
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got["ended"] == "interrupted" and got["fetches"] >= 3, got
