@@ -151,12 +151,20 @@ def _explore_with_late_flags(monkeypatch, name: str, scenario: str, late: str): 
         return explorer.explore(name, scenario)
 
 
+# One exploration of lost-wakeup is about 20 s of CPU alone here (1168 interleavings): these
+# bounds catch a hang, not slowness, and leave room for a machine shared four ways, where the
+# old 120 s ran out (2026-11-29).
+EXPLORATION_BOUND = 300  # seconds, per exploration
+
+
+@pytest.mark.timeout(EXPLORATION_BOUND)
 def test_a_woken_waiter_is_never_timed_out_by_a_late_flag(monkeypatch):
     """The window held open with the GIL let go: a correct frontier still holds."""
     out = _explore_with_late_flags(monkeypatch, "semaphore", "lost-wakeup", "select")
     assert out.status == "holds", out.broken
 
 
+@pytest.mark.timeout(2 * EXPLORATION_BOUND)
 def test_a_thread_taken_off_the_cpu_changes_nothing_explored(monkeypatch):
     """A late flag that keeps the GIL past the default switch interval: the same verdict over
     the same number of interleavings as a search left alone."""
