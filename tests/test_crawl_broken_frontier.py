@@ -83,6 +83,18 @@ def test_a_close_that_never_returns_fails_the_crawl_after_its_pages(fast_stuck):
     assert crawler._n == 60  # the crawl itself ran to its end first
 
 
+def test_a_time_slice_that_ends_while_the_frontier_takes_the_seeds_ends_the_crawl_on_time():
+    """The conductor waited for the seeding until STUCK_AFTER (10 s) whatever the slice: a
+    0.3 s crawl reported 'time' after 3.4 s, or failed as stuck after 10 s."""
+    f = PutWaitsAnyway(30)
+    f.entered = None
+    crawler = _crawl(f)
+    report = crawler.run(seconds=0.3)
+    assert report.stopped_by == "time"
+    assert report.seconds < crawler_module.STUCK_AFTER / 2
+    assert crawler._n == 0  # no robot started
+
+
 def test_ctrl_c_while_the_frontier_blocks_the_seeding_ends_in_the_interrupted_report():
     """The conductor waits for the stuck put at its safe point, where Ctrl-C is handled:
     the 'interrupted' report, long before STUCK_AFTER."""

@@ -64,6 +64,7 @@ POLL = 0.05  # seconds a robot waits in get/put before looking at the stop flag 
 #: Seconds the conductor waits for one call of the frontier's that makes no progress (seeds put
 #: with no wait, ``close()``) before it calls the frontier stuck and the crawl failed.
 STUCK_AFTER = 10.0
+_SLICE_OVER = object()  # the time slice ended while the conductor waited for the frontier
 
 
 def _as_failure(exc: BaseException) -> BaseException:
@@ -647,7 +648,11 @@ class Crawler:
                 return placed
 
             placed = self._off_the_conductor(place, "put(url, timeout=0) of a seed", points,
-                                             beat)
+                                             beat, deadline)
+            over = placed is _SLICE_OVER  # a slow frontier took the whole slice with the seeds
+            if over:
+                self._finish("time")
+                placed = len(seeds)  # and no thread starts
             guarded = self._guarded
             threads += [
                 threading.Thread(target=guarded(self._robot), args=(i,), name=f"robot-{i}",
@@ -664,7 +669,7 @@ class Crawler:
                                             daemon=True))
             threads.append(threading.Thread(target=guarded(self._watch), name="watchdog",
                                             daemon=True))
-            for t in threads:
+            for t in threads if not over else ():
                 t.start()
             while not self._stop.is_set():
                 wait = 0.2 if deadline is None else min(0.2, deadline - time.monotonic())
@@ -694,14 +699,17 @@ class Crawler:
         return self._report(time.monotonic() - self._t0)
 
     def _off_the_conductor(self, call: Callable[[], Any], what: str, points: SafePoints,
-                           beat: list[float] | None = None) -> Any:
+                           beat: list[float] | None = None, deadline: float | None = None
+                           ) -> Any:
         """``call()`` run in a thread of its own while the conductor waits for it, at its safe
         point between two waits of ``POLL`` s (Ctrl-C is handled there, never stuck behind the
         frontier); its result, or its exception raised here. The frontier is code the
         crawler does not own: a student's may hold a lock for ever, or wait in a
         ``put(timeout=0)``. A call that has made no progress for ``STUCK_AFTER`` s (since it
         began, or since ``beat[0]``, which it updates as it goes) is called stuck: a
-        :func:`~frontier.userclass.broken_contract` error naming the frontier's file."""
+        :func:`~frontier.userclass.broken_contract` error naming the frontier's file. Past
+        ``deadline`` (the crawl's time slice) the conductor waits no more: ``_SLICE_OVER``,
+        the call left to finish or fail on its own."""
         box: dict[str, Any] = {}
         began = [time.monotonic()] if beat is None else beat
 
@@ -718,6 +726,8 @@ class Crawler:
             if not t.is_alive():
                 break
             points.poll()
+            if deadline is not None and time.monotonic() >= deadline:
+                return _SLICE_OVER
             if time.monotonic() - began[0] > STUCK_AFTER:
                 raise broken_contract(self.frontier, f"{what} has not returned for "
                                       f"{STUCK_AFTER:g} s: a lock never released, or a wait "
