@@ -358,8 +358,8 @@ def test_a_ctrl_c_while_the_workers_start_is_the_interrupted_report(monkeypatch)
 
     start = ProcessGroup.start
 
-    def start_then_interrupt(self, *args):
-        start(self, *args)
+    def start_then_interrupt(self, *args, **kwargs):
+        start(self, *args, **kwargs)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(ProcessGroup, "start", start_then_interrupt)
@@ -368,6 +368,31 @@ def test_a_ctrl_c_while_the_workers_start_is_the_interrupted_report(monkeypatch)
     except KeyboardInterrupt:  # out of run_bsp: a test failure, not pytest's own Ctrl-C
         pytest.fail("the KeyboardInterrupt escaped run_bsp")
     assert report.stopped_by == "interrupted" and report.pages_fetched == 0
+
+
+def test_signals_to_a_worker_in_its_first_moments_wait_for_its_handlers(monkeypatch, capfd):
+    """A terminal's Ctrl-C (to the group) or the coordinator's cut (SIGUSR1) that reached a
+    worker before it had set its handlers killed it: a KeyboardInterrupt traceback, or
+    SIGUSR1's default, and the crawl ended on a dead rank. Sent here the moment each worker
+    exists, they now wait: SIGINT is ignored, the cut finds nothing in flight, and the crawl
+    runs to its end."""
+    import os
+    import signal
+    from multiprocessing.process import BaseProcess
+
+    start = BaseProcess.start
+
+    def start_then_signal(process):
+        start(process)
+        if process.name.startswith("bsp-worker"):
+            os.kill(process.pid, signal.SIGINT)
+            os.kill(process.pid, signal.SIGUSR1)
+
+    monkeypatch.setattr(BaseProcess, "start", start_then_signal)
+    report = bsp(procs=2, robots=2, R=4, max_pages=60)
+    assert report.stopped_by == "max-pages", report
+    assert report.pages_fetched == 60
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_out_survives_ctrl_c(tmp_path):

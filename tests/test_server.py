@@ -363,6 +363,29 @@ def test_a_process_mode_server_outlives_a_signal_to_the_whole_process_group(sig)
     assert not child.is_alive()
 
 
+def test_a_signal_in_the_server_process_first_moments_neither_kills_it_nor_prints(monkeypatch,
+                                                                                 capfd):
+    """Sent as the server process starts (here: as soon as it exists, long before it has
+    imported anything), Ctrl-C killed it with a KeyboardInterrupt traceback, and the crawl
+    failed: 'server process died during start-up'. It now waits, and is ignored."""
+    from multiprocessing.process import BaseProcess
+
+    start = BaseProcess.start
+
+    def start_then_signal(process):
+        start(process)
+        os.kill(process.pid, signal.SIGINT)
+        os.kill(process.pid, signal.SIGTERM)
+
+    monkeypatch.setattr(BaseProcess, "start", start_then_signal)
+    server = WebServer(generate(n_pages=10, n_sites=1, seed=1), mode="process").start()
+    try:
+        assert requests.get(server.seed_urls[0], timeout=5).status_code == 200
+    finally:
+        server.stop()
+    assert "Traceback" not in capfd.readouterr().err
+
+
 # -- how long a client may keep a connection ----------------------------------------------------
 # A client may keep the server waiting for a request's first byte at most idle_timeout, and for the
 # rest of it at most request_timeout in all. Every socket operation below has a timeout and every

@@ -27,6 +27,7 @@ import frontier as frontier_pkg
 from crawlers.bsp.engine import LARGE_CAPACITY, Ownership, Worker, WorkerSettings, make_fetch
 from crawlers.bsp.report import BspReport, Collector
 from crawlers.bsp.transport import (
+    STARTS_BLOCKED,
     BspError,
     MpiTransport,
     ProcessGroup,
@@ -34,6 +35,7 @@ from crawlers.bsp.transport import (
     SharedError,
     check_mpi_launch,
 )
+from crawlers.children import unblock
 from crawlers.crawl.interrupts import in_a_thread_of_its_own
 from crawlers.crawl.targets import WebOptions, load_reference, open_target
 from crawlers.page.urls import origin_of, site_of
@@ -216,6 +218,7 @@ def _process_worker(setup: Setup, rank: int, timeout: float, conn: Any) -> None:
                 signal.signal(signal.SIGUSR1, in_a_thread_of_its_own(cut))
             else:
                 signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+            unblock(STARTS_BLOCKED)  # held since its start: a Ctrl-C then is dropped, a cut runs
             worker = Worker(setup.settings, transport,
                             Ownership(setup.assignment, side.aliases), side.fetch,
                             in_scope=side.in_scope, rules=side.rules, counters=side.counters,
@@ -310,7 +313,8 @@ def _run_processes(config: BspConfig, assignment: Assignment, sink: Any) -> BspR
 
             stopped_by = ""
             try:
-                group.start(_process_worker, lambda r: (setup, r, config.timeout))
+                group.start(_process_worker, lambda r: (setup, r, config.timeout),
+                            held=STARTS_BLOCKED)
                 with _first_interrupt_stops(group.request_stop):
                     group.serve(collector.add, on_start)
                 reasons = {v for v in group.close_reasons.values() if v}

@@ -52,12 +52,15 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any, NoReturn, Protocol
+
+from crawlers.children import signals_blocked, unblock
 
 __all__ = [
     "BspError",
@@ -66,6 +69,7 @@ __all__ = [
     "ProcessGroup",
     "SharedError",
     "ProcessTransport",
+    "STARTS_BLOCKED",
     "Transport",
     "WorkerFailed",
     "check_mpi_launch",
@@ -235,6 +239,16 @@ class ProcessTransport:
         self._conn.close()
 
 
+#: Blocked in a worker process from its start until its entry point (or, for the signals its
+#: target holds, the target) has set what it does with them.
+STARTS_BLOCKED = frozenset({signal.SIGINT, signal.SIGUSR1})
+
+
+def _worker_entry(target: Callable[..., None], held: frozenset[int], *args: Any) -> None:
+    unblock(STARTS_BLOCKED - held)  # as any process would have them; held: the target's
+    target(*args)
+
+
 class ProcessGroup:
     """The coordinator of the processes backend: P workers, their pipes, the collectives.
 
@@ -293,18 +307,27 @@ class ProcessGroup:
             except (OSError, TypeError):  # already gone
                 pass
 
-    def start(self, target: Callable[..., None], args_of: Callable[[int], tuple]) -> None:
+    def start(self, target: Callable[..., None], args_of: Callable[[int], tuple],
+              held: Collection[int] = ()) -> None:
+        """Start worker ``r`` running ``target(*args_of(r), conn)``. Each worker starts with
+        :data:`STARTS_BLOCKED` blocked (a terminal's Ctrl-C to the group in its first moments
+        killed it with a traceback); those not in ``held`` are unblocked before ``target``
+        runs, and ``target`` unblocks ``held`` itself (:func:`crawlers.children.unblock`)
+        once its handlers are set."""
         import multiprocessing
 
         # forkserver: each worker is forked from a clean single-threaded server that has
-        # already imported the crawler (fast, and safe even if this process runs threads)
+        # already imported the crawler (fast, and safe even if this process runs threads).
+        # The server started with STARTS_BLOCKED blocked, and its forks inherit its mask.
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["crawlers.bsp.driver"])
         for rank in range(self.size):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=target, args=(*args_of(rank), child),
+            proc = ctx.Process(target=_worker_entry,
+                               args=(target, frozenset(held), *args_of(rank), child),
                                name=f"bsp-worker-{rank}", daemon=True)
-            proc.start()
+            with signals_blocked(STARTS_BLOCKED):
+                proc.start()
             child.close()  # the child has its own copy: EOF reaches us when it dies
             self.procs.append(proc)
             self.conns.append(parent)

@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from crawlers.children import signals_blocked, unblock
 from crawlers.page.faults import FaultPlan
 from crawlers.web.httpd import HOST, IDLE_TIMEOUT, REQUEST_TIMEOUT, LabServer, ServerConfig
 from crawlers.web.render import robots_txt
@@ -57,6 +58,9 @@ async def serve(config: ServerConfig, on_ready: Callable[[list[int]], None],
         await server.close()
 
 
+_GROUP_SIGNALS = {signal.SIGINT, signal.SIGTERM}  # what a terminal sends a whole process group
+
+
 def _child_main(config: ServerConfig, conn: Any) -> None:
     """Entry point of the server process: report ``("ready", ports)`` or
     ``("error", message)`` on ``conn``; answer each ``"stats"`` with ``("stats", counts)``;
@@ -67,8 +71,9 @@ def _child_main(config: ServerConfig, conn: Any) -> None:
     fetches still in flight with a connection error, pages a resumed crawl takes as done (the
     parent cuts them first, then stops this server). Its parent's word or death (the pipe
     closes) stops it; :meth:`WebServer.stop` ends with SIGKILL if it must."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    for sig in _GROUP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    unblock(_GROUP_SIGNALS)  # blocked since its start: a Ctrl-C in its first second is dropped
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -240,7 +245,8 @@ class WebServer:
         parent, child = ctx.Pipe()
         self._process = ctx.Process(target=_child_main, args=(self.config, child),
                                     name="crawlab-server", daemon=True)
-        self._process.start()
+        with signals_blocked(_GROUP_SIGNALS):  # until _child_main ignores them
+            self._process.start()
         child.close()
         self._conn = parent
         deadline = time.monotonic() + self.start_timeout
