@@ -145,7 +145,7 @@ def test_robots_txt_of_good_paths_is_unchanged():
 
 # -- 3. the server's limits on its clients --------------------------------------------------------
 
-@pytest.mark.parametrize("flag", ["--idle-timeout", "--request-timeout"])
+@pytest.mark.parametrize("flag", ["--idle-timeout", "--request-timeout", "--send-timeout"])
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "1e9", "x", ""])
 def test_a_client_limit_out_of_range_is_refused_in_one_line(capsys, flag, value):
     """0 would close every client at once; the limits are seconds, at most a day."""
@@ -156,10 +156,11 @@ def test_the_client_limits_reach_the_server(monkeypatch):
     seen = {}
 
     async def started(config, *args, **kwargs):
-        seen.update(idle=config.idle_timeout, request=config.request_timeout)
+        seen.update(idle=config.idle_timeout, request=config.request_timeout,
+                    send=config.send_timeout)
         raise _Started("started")
 
     monkeypatch.setattr(serve, "serve", started)
     accepted(["--pages", "40", "--sites", "2", "--idle-timeout", "3.5",
-              "--request-timeout", "0.25"])
-    assert seen == {"idle": 3.5, "request": 0.25}
+              "--request-timeout", "0.25", "--send-timeout", "7"])
+    assert seen == {"idle": 3.5, "request": 0.25, "send": 7.0}

@@ -341,7 +341,8 @@ def test_cli_serve_limits_its_clients_by_its_flags_and_says_what_it_closed():
             process.wait(5)
     assert process.returncode == 0, err
     assert err.strip().splitlines()[-1] == (
-        "crawlab serve: stopped; 2 connections, 0 requests; closed 1 idle and 1 slow clients")
+        "crawlab serve: stopped; 2 connections, 0 requests; "
+        "closed 1 idle, 1 slow and 0 non-reading clients")
 
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
@@ -452,7 +453,8 @@ def test_an_idle_connection_is_closed_after_the_idle_timeout(requests_first):
             assert time.monotonic() - quiet_since >= 0.2 - 0.01  # not before the limit
         wait_until(lambda: srv.stats()["closed_idle"] == 1, 5, "the idle close being counted")
         assert srv.stats() == {"connections": 1, "requests": requests_first, "closed_idle": 1,
-                               "closed_slow": 0}
+                               "closed_slow": 0,
+                               "closed_unread": 0}
     finally:
         srv.stop()
 
@@ -482,7 +484,8 @@ def test_a_client_dribbling_its_headers_is_closed_after_the_request_timeout():
         assert sent >= 4 and took >= 0.3 - 0.01  # bytes kept coming, and the limit was whole
         wait_until(lambda: srv.stats()["closed_slow"] == 1, 5, "the slow close being counted")
         assert srv.stats() == {"connections": 1, "requests": 0, "closed_idle": 0,
-                               "closed_slow": 1}
+                               "closed_slow": 1,
+                               "closed_unread": 0}
     finally:
         srv.stop()
 
@@ -538,7 +541,8 @@ def test_the_counts_come_from_the_server_process_and_outlive_its_stop():
             assert _get(s).startswith(b"HTTP/1.1 200")
             assert s.recv(1) == b""
         wait_until(lambda: srv.stats()["closed_idle"] == 1, 5, "the idle close being counted")
-    assert srv.stats() == {"connections": 1, "requests": 1, "closed_idle": 1, "closed_slow": 0}
+    assert srv.stats() == {"connections": 1, "requests": 1, "closed_idle": 1, "closed_slow": 0,
+                           "closed_unread": 0}
 
 
 def test_a_connection_closed_while_idle_costs_the_fetcher_nothing():
@@ -557,7 +561,8 @@ def test_a_connection_closed_while_idle_costs_the_fetcher_nothing():
             assert not {k: v for k, v in fetcher.counters.as_dict().items()
                         if v and k != "bad_scheme"}  # no limit acted (links to mailto: aside)
         assert srv.stats() == {"connections": 4, "requests": 4, "closed_idle": 4,
-                               "closed_slow": 0}
+                               "closed_slow": 0,
+                               "closed_unread": 0}
     finally:
         srv.stop()
 
@@ -580,6 +585,26 @@ def test_a_polite_crawl_loses_no_page_to_idle_closes():
     assert report.unique_pages == web.size and report.errors == {}
     assert stats["closed_idle"] >= web.size - web.n_sites  # closed between a site's requests
     assert stats["connections"] >= stats["closed_idle"]
+
+
+def test_a_client_that_stops_reading_an_answer_is_closed_after_the_send_timeout():
+    """A client that asks for a large answer (here 20 MB) and reads none of it held a
+    connection and a coroutine for as long as it stayed connected (nginx's send_timeout); the
+    server now aborts it once the answer has waited send_timeout unread, counted closed_unread,
+    and serves the next client."""
+    srv = _limited(send_timeout=0.2, idle_timeout=30, request_timeout=30)
+    try:
+        with socket.create_connection(("127.0.0.1", srv.ports[0]), timeout=5) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.sendall(b"GET /_fault/oversize HTTP/1.1\r\nHost: x\r\n\r\n")
+            wait_until(lambda: srv.stats()["closed_unread"] == 1, 10,
+                       "the unread answer's connection being closed")
+        with socket.create_connection(("127.0.0.1", srv.ports[0]), timeout=5) as s:
+            assert _get(s).startswith(b"HTTP/1.1 200")
+        assert srv.stats() == {"connections": 2, "requests": 2, "closed_idle": 0,
+                               "closed_slow": 0, "closed_unread": 1}
+    finally:
+        srv.stop()
 
 
 def test_a_request_that_races_the_idle_close_is_sent_again(monkeypatch):

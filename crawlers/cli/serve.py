@@ -17,7 +17,7 @@ from typing import Any
 from crawlers.args import MAX_PAGES
 from crawlers.cli.webflags import MAX_LATENCY
 from crawlers.page.faults import Fault, FaultPlan, parse_faults
-from crawlers.web.httpd import HOST, IDLE_TIMEOUT, REQUEST_TIMEOUT, LabServer
+from crawlers.web.httpd import HOST, IDLE_TIMEOUT, REQUEST_TIMEOUT, SEND_TIMEOUT, LabServer
 from crawlers.web.render import robots_path_problem
 from crawlers.web.server import ServerError, WebServer, describe_os_error, serve
 from crawlers.web.webgen import Web, generate
@@ -25,7 +25,7 @@ from crawlers.web.webgen import Web, generate
 __all__ = ["HELP", "MIN_LIMIT", "add_arguments", "counts_line", "run"]
 
 HELP = "serve the generated web (and directories) locally"
-#: The shortest --idle-timeout and --request-timeout (a limit of 0 would close every client).
+#: The shortest --idle-timeout, --request-timeout and --send-timeout (0 would close every client).
 MIN_LIMIT = 0.01
 
 
@@ -69,6 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--request-timeout", default=str(REQUEST_TIMEOUT), metavar="SECONDS",
                         help="answer 408 and close a connection that takes longer than this to "
                         f"send a request (default {REQUEST_TIMEOUT:g}; a slowloris client)")
+    parser.add_argument("--send-timeout", default=str(SEND_TIMEOUT), metavar="SECONDS",
+                        help="close a connection whose client takes nothing of an answer for "
+                        f"this long (default {SEND_TIMEOUT:g}, nginx's send_timeout)")
     parser.add_argument("--traps", action="store_true",
                         help="add crawler traps to every generated site, linked from its home "
                         "page under /trap/ (calendar, ever-deeper paths, growing queries, "
@@ -173,6 +176,7 @@ def _config_from_args(args: argparse.Namespace) -> tuple[Web | None, dict[str, A
         "hold": _number(args, "hold", float, 0.0, 86400.0),
         "idle_timeout": _number(args, "idle_timeout", float, MIN_LIMIT, 86400.0),
         "request_timeout": _number(args, "request_timeout", float, MIN_LIMIT, 86400.0),
+        "send_timeout": _number(args, "send_timeout", float, MIN_LIMIT, 86400.0),
         "traps": args.traps,
     }
     _refuse_no_effect(args, pages, sites, rate, options["jitter"])
@@ -235,6 +239,8 @@ def run(args: argparse.Namespace) -> int:
 
 def counts_line(c: dict[str, int]) -> str:
     """What a server did, in words: its connections and requests, and the clients it closed
-    for their idleness or slowness (``--idle-timeout``, ``--request-timeout``)."""
+    for their idleness, slowness or not reading (``--idle-timeout``, ``--request-timeout``,
+    ``--send-timeout``)."""
     return (f"{c.get('connections', 0)} connections, {c.get('requests', 0)} requests; closed "
-            f"{c.get('closed_idle', 0)} idle and {c.get('closed_slow', 0)} slow clients")
+            f"{c.get('closed_idle', 0)} idle, {c.get('closed_slow', 0)} slow and "
+            f"{c.get('closed_unread', 0)} non-reading clients")

@@ -23,10 +23,13 @@ A connection holds a file descriptor and a coroutine for as long as it is open, 
 time is limited (:class:`ServerConfig`): it may keep the server waiting for the first byte of a
 request (its first one, or the next on a kept-alive connection) at most ``idle_timeout``
 seconds, and then for the rest of that request (line, headers, any body) at most
-``request_timeout`` seconds in all, however slowly the bytes come. A connection closed for
-either reason is counted (``closed_idle``, ``closed_slow`` in :meth:`LabServer.stats`). The
-server's own waits (injected latency, a ``timeout`` fault's ``hold``, a dripped body) are not
-the client's and are not limited.
+``request_timeout`` seconds in all, however slowly the bytes come; and once the server writes
+an answer, the client must take each part of it within ``send_timeout`` seconds (a client that
+asks for a large page and stops reading held a connection and a coroutine for ever). A
+connection closed for any of these is counted (``closed_idle``, ``closed_slow``,
+``closed_unread`` in :meth:`LabServer.stats`). The server's own waits (injected latency, a
+``timeout`` fault's ``hold``, a dripped body's pauses) are not the client's and are not
+limited.
 
 Everything here runs on one event loop thread: no locks are needed.
 """
@@ -84,6 +87,13 @@ IDLE_TIMEOUT = 75.0
 #: clients), so it arrives within microseconds; 10 s leaves room for a machine paused under load.
 #: nginx's ``client_header_timeout`` is 60 s, for the slow links of the open web.
 REQUEST_TIMEOUT = 10.0
+#: Seconds the server waits for the client to take the next part of an answer (its socket
+#: buffer full, the server's write buffer over its high-water mark) before it aborts the
+#: connection, counted as ``closed_unread``. This is nginx's ``send_timeout`` and its default:
+#: like it, the time between two successive writes, not for the whole answer, so a large page
+#: read slowly but steadily is served whole. A crawler reads what it asked for at once (or
+#: closes the connection at its own byte limit, which ends the write at once).
+SEND_TIMEOUT = 60.0
 #: The most bytes of a file a directory site serves: it is read whole into memory (and sent in
 #: one write), so a larger one is refused with 403 before it is read, not sent cut short. A page
 #: of the web is far smaller (a crawler's ``Policy.max_bytes`` reads 2 MB of it); 64 MiB leaves
@@ -162,9 +172,10 @@ class ServerConfig:
     traps: bool = False  # add the crawler traps of crawlers.web.traps to every generated site
     idle_timeout: float = IDLE_TIMEOUT  # a client's wait before a request's first byte
     request_timeout: float = REQUEST_TIMEOUT  # one request's line, headers and body, in all
+    send_timeout: float = SEND_TIMEOUT  # a client's wait before it takes the next part of an answer
 
     def __post_init__(self) -> None:
-        for name in ("idle_timeout", "request_timeout"):
+        for name in ("idle_timeout", "request_timeout", "send_timeout"):
             if not getattr(self, name) > 0:  # refuses NaN too; math.inf means no limit
                 raise ValueError(f"{name} must be > 0 seconds, got {getattr(self, name)!r}")
 
@@ -404,6 +415,7 @@ class DirectorySite(Site):
 
 _CLOSED_IDLE = "closed_idle"
 _CLOSED_SLOW = "closed_slow"
+_CLOSED_UNREAD = "closed_unread"
 _TIMED_OUT = (b"HTTP/1.1 408 Request Timeout\r\nServer: crawlab\r\nConnection: close\r\n"
               b"Content-Length: 0\r\n\r\n")
 
@@ -414,8 +426,10 @@ class _ClientDeadline:
     :meth:`arm` sets a deadline (replacing the one before) and names the counter of the limit
     it enforces; when it passes, the connection is aborted (a slow request first gets a 408)
     and :attr:`expired` names that counter. The coroutine's pending read then ends as at end of
-    file, after the socket is closed. Only a read is ever under a deadline: :meth:`disarm` comes
-    before the server's own waits (latency, a held request, a response).
+    file, after the socket is closed, and a pending write's drain with ConnectionResetError.
+    Only the client's part is ever under a deadline (a read, or the wait for it to take what
+    was written): :meth:`disarm` comes before the server's own waits (latency, a held
+    request, a drip's pause).
 
     One timer serves every deadline of the connection, never later than the deadline: moving
     the deadline later is two assignments, and a timer that fires before the current deadline is
@@ -492,7 +506,8 @@ class LabServer:
         self.counts = {"connections": 0,  # accepted
                        "requests": 0,  # answered
                        _CLOSED_IDLE: 0,  # closed after idle_timeout without a request
-                       _CLOSED_SLOW: 0}  # closed when a request took over request_timeout
+                       _CLOSED_SLOW: 0,  # closed when a request took over request_timeout
+                       _CLOSED_UNREAD: 0}  # closed when an answer waited send_timeout unread
 
     @property
     def requests(self) -> int:
@@ -585,7 +600,7 @@ class LabServer:
             if len(request) != 3 or not request[2].startswith("HTTP/1."):
                 deadline.disarm()
                 await self._send(writer, Response(400, render.small_page("Bad request")), False,
-                                 False)
+                                 False, deadline)
                 return
             method, target, version = request
             connection = headers.get("connection", "").lower()
@@ -614,13 +629,21 @@ class LabServer:
                 await asyncio.sleep(self.config.hold)
                 return
             self.counts["requests"] += 1
-            if not await self._send(writer, response, keep_alive, method == "HEAD"):
+            if not await self._send(writer, response, keep_alive, method == "HEAD", deadline):
                 return
 
-    @staticmethod
-    async def _send(writer: asyncio.StreamWriter, response: Response, keep_alive: bool,
-                    head_only: bool) -> bool:
-        """Write ``response``; return whether the connection stays open."""
+    async def _send(self, writer: asyncio.StreamWriter, response: Response, keep_alive: bool,
+                    head_only: bool, deadline: _ClientDeadline) -> bool:
+        """Write ``response``; return whether the connection stays open. Each wait for the
+        client to take what was written is under ``send_timeout``."""
+
+        async def drain() -> None:
+            deadline.arm(self.config.send_timeout, _CLOSED_UNREAD)
+            try:
+                await writer.drain()
+            finally:
+                deadline.disarm()
+
         keep_alive = keep_alive and not response.stream
         head = [f"HTTP/1.1 {response.status} {_REASONS.get(response.status, 'Unknown')}",
                 "Server: crawlab", f"Content-Type: {response.content_type}",
@@ -637,7 +660,7 @@ class LabServer:
             writer.write(head_bytes + response.body)
         if response.drip and not head_only:  # one byte at a time: a crawler trap
             for i in range(len(response.body)):
-                await writer.drain()
+                await drain()
                 await asyncio.sleep(response.drip)
                 writer.write(response.body[i:i + 1])
         if not head_only:
@@ -647,6 +670,6 @@ class LabServer:
                     chunk = render.filler(min(_CHUNK, remaining))
                     writer.write(chunk)
                     remaining -= len(chunk)
-                    await writer.drain()
-        await writer.drain()
+                    await drain()
+        await drain()
         return keep_alive

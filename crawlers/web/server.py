@@ -32,7 +32,14 @@ from typing import Any
 
 from crawlers.children import signals_blocked, unblock
 from crawlers.page.faults import FaultPlan
-from crawlers.web.httpd import HOST, IDLE_TIMEOUT, REQUEST_TIMEOUT, LabServer, ServerConfig
+from crawlers.web.httpd import (
+    HOST,
+    IDLE_TIMEOUT,
+    REQUEST_TIMEOUT,
+    SEND_TIMEOUT,
+    LabServer,
+    ServerConfig,
+)
 from crawlers.web.render import robots_txt
 from crawlers.web.webgen import Addressing, Web
 
@@ -158,10 +165,11 @@ class WebServer:
     ephemeral ports), ``hold`` how long a ``timeout`` fault keeps a request unanswered,
     ``traps`` adds the crawler traps of :mod:`crawlers.web.traps` to every generated site.
     ``idle_timeout`` is how long a connection may wait for a request's first byte and
-    ``request_timeout`` how long the rest of the request may take, before the server closes
-    it (see :data:`~crawlers.web.httpd.IDLE_TIMEOUT` and
-    :data:`~crawlers.web.httpd.REQUEST_TIMEOUT` for the defaults); :meth:`stats` counts those
-    closes.
+    ``request_timeout`` how long the rest of the request may take, and ``send_timeout`` how
+    long an answer may wait for the client to take its next part, before the server closes
+    it (see :data:`~crawlers.web.httpd.IDLE_TIMEOUT`,
+    :data:`~crawlers.web.httpd.REQUEST_TIMEOUT` and :data:`~crawlers.web.httpd.SEND_TIMEOUT`
+    for the defaults); :meth:`stats` counts those closes.
 
     Not thread-safe to start/stop concurrently; the attributes are read-only once started.
     """
@@ -182,6 +190,7 @@ class WebServer:
         traps: bool = False,
         idle_timeout: float = IDLE_TIMEOUT,
         request_timeout: float = REQUEST_TIMEOUT,
+        send_timeout: float = SEND_TIMEOUT,
         mode: str = "process",
         start_timeout: float = 60.0,
     ) -> None:
@@ -195,7 +204,8 @@ class WebServer:
             web=web, dirs=[os.path.abspath(d) for d in dirs], latency=latency, jitter=jitter,
             seed=seed, faults=faults if faults is not None else FaultPlan(),
             disallow=tuple(disallow), crawl_delay=crawl_delay, port_base=port_base, hold=hold,
-            traps=traps, idle_timeout=idle_timeout, request_timeout=request_timeout)
+            traps=traps, idle_timeout=idle_timeout, request_timeout=request_timeout,
+            send_timeout=send_timeout)
         if self.config.n_sites == 0:
             raise ValueError("nothing to serve: give a web or a directory")
         self.web = web
@@ -295,7 +305,8 @@ class WebServer:
     def stats(self, timeout: float = 5.0) -> dict[str, int]:
         """The server's counts: ``connections`` accepted, ``requests`` answered, and the
         connections it closed because the client sent no request for ``idle_timeout``
-        (``closed_idle``) or took over ``request_timeout`` to send one (``closed_slow``).
+        (``closed_idle``), took over ``request_timeout`` to send one (``closed_slow``), or left
+        an answer unread for ``send_timeout`` (``closed_unread``).
         A snapshot: a count may lag by a connection in progress. In process mode the server is
         asked over its pipe (at most ``timeout`` seconds); once stopped, the last counts.
         Thread-safe."""
