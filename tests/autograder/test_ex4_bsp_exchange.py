@@ -142,10 +142,12 @@ def test_a_bad_destination_is_a_value_error_and_sends_nothing(Exchange, p, bad):
     """A call with a bad destination (``p`` itself, -1, a bool, a str, a float) raises
     ValueError before it sends anything (and without entering the barrier), whatever ``p``
     (one worker too) and whatever its list (an empty one too); the next superstep carries
-    only its own messages."""
+    only its own messages. In that superstep rank 0 sends nothing: a message the refused
+    call left behind is then seen for every ``p``, not overwritten by rank 0's next one (with
+    one worker, rank 0 sends only to itself)."""
     bad = p if bad is None else bad
     ex = Exchange(p)
-    want = {r: [f"from {(r - 1) % p}"] for r in range(p)}
+    want = {r: [] if (r - 1) % p == 0 else [f"from {(r - 1) % p}"] for r in range(p)}
 
     def refused(outbox, result):
         try:
@@ -154,7 +156,7 @@ def test_a_bad_destination_is_a_value_error_and_sends_nothing(Exchange, p, bad):
             result["raised"] = exc
 
     def worker(rank, got):
-        got[rank] = ex.exchange(rank, {(rank + 1) % p: [f"from {rank}"]})
+        got[rank] = ex.exchange(rank, {} if rank == 0 else {(rank + 1) % p: [f"from {rank}"]})
 
     for make in BAD_OUTBOXES:
         outbox, result = make(bad), {}
