@@ -20,7 +20,6 @@ from typing import TypeVar
 __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_USAGE",
-    "LAST_WINS",
     "MAX_CAPACITY",
     "MAX_COMMIT_EVERY",
     "MAX_LATENCY",
@@ -101,13 +100,6 @@ MAX_RUNS = 1_000_000
 _T = TypeVar("_T", int, float)
 
 
-#: The options a second value may replace, as (the parser's ``prog``, the option's ``dest``):
-#: ``crawlab bsp --resume DIR`` starts its ranks with the command its journal keeps, which
-#: holds the ``--state`` it was started with, and ``--state DIR`` after it: the folder may have
-#: moved, the last one wins (:func:`crawlers.bsp.launcher.prepare`).
-LAST_WINS = frozenset({("crawlab bsp", "state")})
-
-
 class OneLineParser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line (no usage dump) and exit status 2.
 
@@ -141,7 +133,7 @@ class _StoreOnce(argparse._StoreAction):
     def __call__(self, parser, namespace, values, option_string=None):
         given = getattr(parser, "_given", None)
         if self.option_strings and given is not None:
-            if self.dest in given and (parser.prog, self.dest) not in LAST_WINS:
+            if self.dest in given:
                 flag, before = given[self.dest]
                 raise argparse.ArgumentError(
                     self, f"given twice ({flag} {_shown(before)} and {option_string} "

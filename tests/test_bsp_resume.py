@@ -244,10 +244,13 @@ def test_a_handed_over_journal_runs_no_code_and_a_forged_one_is_one_line(tmp_pat
                 (copy / "command.json").write_text(json.dumps({"argv": argv(command["argv"])}))
             return copy
 
-        code = forged("code", argv=lambda a: [*a, "--frontier", f"{planted}:Planted"])
+        code = forged("code", argv=lambda a: [f"{planted}:Planted" if x == "monitor" else x
+                                              for x in a])
         _bad(_resume_cmd(code), "type it to resume: crawlab bsp --backend mpi")
         assert not (tmp_path / "ran").exists()
         _bad(_resume_cmd(forged("nope", argv=lambda a: [*a, "--nope"])), "does not parse")
+        _bad(_resume_cmd(forged("twice", argv=lambda a: [*a, "--robots", "1"])),
+             "does not parse (argument --robots: given twice (--robots 2 and --robots 1)")
         _bad(_resume_cmd(forged("other", argv=lambda a: ["explore", "x"])),
              "holds no crawlab bsp command")
         _bad(_resume_cmd(forged("extra", 0, lambda s: s.update(extra=None))),

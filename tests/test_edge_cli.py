@@ -61,9 +61,22 @@ def test_repeatable_flags_stay_repeatable():
     args = build_parser().parse_args(["crawl", "--seed-url", "http://a.test/",
                                       "--seed-url", "http://b.test/"])
     assert args.seed_url == ["http://a.test/", "http://b.test/"]
-    # crawlab bsp --resume starts its ranks with the kept command, then --state DIR
-    args = build_parser().parse_args(["bsp", "--state", "kept", "--state", "moved"])
-    assert args.state == "moved"
+
+
+def test_bsp_state_is_given_once_too(capsys, tmp_path):
+    """crawlab bsp --resume started its ranks with the kept command and --state DIR after it,
+    so --state was the one flag whose last value won; the kept --state now gives way."""
+    from crawlers.bsp.journal import write_command
+    from crawlers.bsp.launcher import prepare
+    from crawlers.cli.app import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["bsp", "--state", "kept", "--state", "moved"])
+    assert "argument --state: given twice" in capsys.readouterr().err
+    write_command(tmp_path, ["bsp", "--procs", "2", "--state", "where-it-was"])
+    argv, state = prepare(["bsp", "--resume", str(tmp_path)], None, str(tmp_path))
+    assert state == str(tmp_path)
+    assert build_parser().parse_args(argv).state == str(tmp_path)  # one --state: it parses
 
 
 def test_no_subcommand_has_a_flag_that_a_second_value_replaces():

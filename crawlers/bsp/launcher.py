@@ -103,8 +103,8 @@ def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[lis
         if kept[:1] != ["bsp"]:
             raise BspJournalError(f"{resume}/command.json holds no crawlab bsp command")
         # the journals are in DIR, wherever the crawl kept them before (a relative --state,
-        # a copied folder): the last --state given wins
-        return [*kept, "--state", resume, "--json"], resume
+        # a copied folder): the kept --state gives way to DIR (every flag is given once)
+        return [*without_state(kept), "--state", resume, "--json"], resume
     assert state is not None
     lasting = _lasting(argv)
     path = Path(state) / "command.json"

@@ -28,6 +28,7 @@ from crawlers.args import (
     MAX_SECONDS,
     MAX_SUPERSTEPS,
     MAX_THREADS,
+    OneLineParser,
     at_most,
     non_negative_int,
     positive,
@@ -216,7 +217,7 @@ def _check_kept(argv: list[str], directory: str) -> None:
 
     path = f"{directory}/command.json"
 
-    class Refusing(argparse.ArgumentParser):
+    class Refusing(OneLineParser):  # its rules (a flag given once), its own error
         def error(self, message: str):  # type: ignore[override]
             raise BspJournalError(f"{path}: its command does not parse ({message})")
 
