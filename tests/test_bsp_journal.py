@@ -132,6 +132,25 @@ def test_a_forged_snapshot_is_refused_before_its_code_runs(tmp_path):
     assert not ran.exists()
 
 
+def test_a_journal_holding_a_trigger_is_refused_before_it_runs(tmp_path):
+    """A trigger runs its own SQL at the crawl's writes (here: every snapshot saved is
+    deleted again); no crawl makes one, so the journal is refused when opened."""
+    import sqlite3
+
+    from crawlers.bsp.journal import BspJournal, BspJournalError
+
+    journal = BspJournal(tmp_path, rank=0, session=1)
+    journal.save(1, {"queued": {}})
+    journal.close()
+    (path,) = tmp_path.glob("rank-0.sqlite")
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TRIGGER planted AFTER INSERT ON snapshot BEGIN DELETE FROM snapshot; "
+                   "END")
+    db.close()
+    with pytest.raises(BspJournalError, match="it holds a trigger 'planted'"):
+        BspJournal(tmp_path, rank=0, session=2)
+
+
 @pytest.mark.parametrize("priority", [float("nan"), float("inf"), True, "0.5"])
 def test_a_snapshot_whose_priority_is_not_a_finite_number_is_refused(priority):
     """A NaN priority would pass to the frontier and fail there, naming no journal; the

@@ -113,6 +113,19 @@ def test_a_forged_row_is_refused_in_one_line_naming_the_journal(capsys, state, s
     assert why in assert_refused(capsys, state, state / DB)
 
 
+@pytest.mark.parametrize("sql", [
+    "CREATE TRIGGER planted BEFORE UPDATE ON session BEGIN SELECT RAISE(ABORT, 'no'); END",
+    "CREATE TRIGGER planted AFTER INSERT ON url BEGIN DELETE FROM url; END",
+    "CREATE VIEW planted AS SELECT * FROM url",
+], ids=["abort", "rewrite", "view"])
+def test_a_journal_holding_a_trigger_or_view_is_refused_before_it_runs(capsys, state, sql):
+    """A trigger runs its own SQL at the crawl's writes: RAISE(ABORT) failed the resume's
+    close with a traceback (sqlite3.IntegrityError), after its pages; another could rewrite
+    what the journal keeps. No crawl makes one: refused in one line before the resume."""
+    forge(state, sql)
+    assert "it holds a " in assert_refused(capsys, state, state / DB)
+
+
 def test_a_journal_of_finite_numbers_and_flags_still_resumes(capsys, state):
     """What the checks accept: integer priorities (SQLite keeps 2 as 2.0), flags 0 and 1."""
     forge(state, "INSERT INTO url(url, priority) VALUES ('http://x/', 2)",

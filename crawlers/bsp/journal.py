@@ -51,7 +51,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from crawlers.crawl.journal import count_refetched, started_lines
+from crawlers.crawl.journal import code_in, count_refetched, started_lines
 from frontier.files import read_regular
 
 __all__ = ["FORMAT", "BspJournal", "BspJournalError", "check_journals", "common_superstep",
@@ -137,6 +137,10 @@ def _open(path: Path, create: bool, identity: str | None = None) -> sqlite3.Conn
                 "CREATE TABLE IF NOT EXISTS snapshot(superstep INTEGER PRIMARY KEY, "
                 "state BLOB NOT NULL);"
                 "CREATE TABLE IF NOT EXISTS session(id INTEGER PRIMARY KEY);")
+        planted = code_in(db)  # before the crawl writes anything
+        if planted is not None:
+            raise BspJournalError(f"{path} is not a crawlab BSP journal: it holds {planted}, "
+                                  "which no crawl makes")
         row = db.execute("SELECT value FROM meta WHERE key='format'").fetchone()
         if create and row is None:
             db.execute("BEGIN")

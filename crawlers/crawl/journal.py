@@ -65,7 +65,8 @@ from typing import Any
 
 from crawlers.args import MAX_COMMIT_EVERY, MAX_THREADS
 
-__all__ = ["FORMAT", "Journal", "JournalError", "Restored", "count_refetched", "started_lines"]
+__all__ = ["FORMAT", "Journal", "JournalError", "Restored", "code_in", "count_refetched",
+           "started_lines"]
 
 FORMAT = "crawlab-journal-1"  # meta 'format': the schema version this module reads and writes
 DB, LOG = "journal.sqlite", "started.log"
@@ -159,6 +160,16 @@ def _shown(value: Any) -> str:
         return "given"
     text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
     return _printable(text if len(text) <= 100 else text[:97] + "...")
+
+
+def code_in(db: sqlite3.Connection) -> str | None:
+    """The first trigger or view of a journal's database, described (``"a trigger 'x'"``), or
+    None. No crawl makes one; a trigger runs SQL of its own at the crawl's writes (a
+    ``RAISE(ABORT)`` failed the crawl's close with a traceback; others could rewrite what the
+    crawl keeps), so a journal holding one is refused. Used by the BSP journal too. O(schema)."""
+    row = db.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') "
+                     "LIMIT 1").fetchone()
+    return None if row is None else f"a {row[0]} {str(row[1])[:100]!r}"
 
 
 class JournalError(ValueError):
@@ -280,6 +291,10 @@ class Journal:
                 row = db.execute("SELECT value FROM meta WHERE key='format'").fetchone()
             if row is None or row[0] != FORMAT or not {"url", "session"} <= tables:
                 raise JournalError(f"{where} is not a crawlab journal ({FORMAT})")
+            planted = code_in(db)
+            if planted is not None:
+                raise JournalError(f"{where} is not a crawlab journal: it holds {planted}, "
+                                   "which no crawl makes")
             mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if mode != "wal":
                 raise JournalError(f"{where}: cannot use write-ahead logging ({mode})")
