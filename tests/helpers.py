@@ -131,22 +131,13 @@ def timed_waits_say_timed_out(files: set[str]):
     (``notify`` releases it and removes it from the queue): the notify is spent on a thread
     told "timed out". A waiter that takes that at its word without looking at its predicate
     leaves though its turn came, and the one the notify was for sleeps on. Untimed waits,
-    and conditions of other files, are left alone. One block at a time per process (it
-    replaces ``Condition.__init__`` and ``Condition.wait``)."""
-    plain_wait = threading.Condition.wait
+    and conditions of other files, are left alone. One block at a time per process."""
+    def told_timed_out(wait, cond, timeout):
+        wait(cond, timeout)
+        return False
 
-    with _conditions_made_by(files) as made:
-        def wait(self, timeout=None):
-            woke = plain_wait(self, timeout)
-            if timeout is None or not any(c is self for c in made):
-                return woke
-            return False
-
-        threading.Condition.wait = wait  # type: ignore[method-assign]
-        try:
-            yield made
-        finally:
-            threading.Condition.wait = plain_wait  # type: ignore[method-assign]
+    with _timed_waits_of(files, told_timed_out) as made:
+        yield made
 
 
 @contextmanager
@@ -158,29 +149,43 @@ def woken_waits_run_late(files: set[str], late: float = 0.01):
     the fault injected, in the monitor, not a synchronization of the test). A waiter that then
     reads the clock and gives up without looking at its predicate loses the wake-up. Untimed
     waits, waits that timed out, and conditions of other files are left alone. One block at a
-    time per process (it replaces ``Condition.__init__`` and ``wait``)."""
+    time per process."""
+    def running_late(wait, cond, timeout):
+        deadline = time.monotonic() + timeout
+        woke = wait(cond, timeout)
+        rest = deadline - time.monotonic()
+        if woke and rest > -late:
+            time.sleep(rest + late)
+        return woke
+
+    with _timed_waits_of(files, running_late, semcondition=True) as made:
+        yield made
+
+
+@contextmanager
+def _timed_waits_of(files: set[str], changed, semcondition: bool = False):
+    """Inside the block, each timed ``wait`` on a Condition made by code of ``files`` (and,
+    with ``semcondition``, on the ``SemCondition`` class those files define) is
+    ``changed(wait, cond, timeout)``, ``wait`` being the one it replaces; untimed waits and
+    other conditions are left alone. Replaces ``Condition.__init__`` and ``wait`` (one block
+    at a time per process); yields the list of the files' conditions, as they are made."""
     plain_wait = threading.Condition.wait
-    own = [(cls, cls.wait) for mod in list(sys.modules.values())
+    own = [(cls, cls.wait) for mod in list(sys.modules.values()) if semcondition
            if getattr(mod, "__file__", None) in files
            for cls in [getattr(mod, "SemCondition", None)] if isinstance(cls, type)]
 
     with _conditions_made_by(files) as made:
-        def running_late(wait, mine):
+        def patched(wait, mine):
             def wrapped(self, timeout=None):
                 if timeout is None or not mine(self):
                     return wait(self, timeout)
-                deadline = time.monotonic() + timeout
-                woke = wait(self, timeout)
-                rest = deadline - time.monotonic()
-                if woke and rest > -late:
-                    time.sleep(rest + late)
-                return woke
+                return changed(wait, self, timeout)
             return wrapped
 
-        threading.Condition.wait = running_late(  # type: ignore[method-assign]
+        threading.Condition.wait = patched(  # type: ignore[method-assign]
             plain_wait, lambda c: any(c is m for m in made))
         for cls, wait in own:
-            cls.wait = running_late(wait, lambda c: True)
+            cls.wait = patched(wait, lambda c: True)
         try:
             yield made
         finally:
