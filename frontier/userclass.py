@@ -162,7 +162,7 @@ def blame(exc: BaseException) -> str | None:
         tb, where = exc.__traceback__, None
         while tb is not None:
             name = tb.tb_frame.f_code.co_filename
-            if name in _files or (name.endswith(".py") and str(Path(name).resolve()) in _files):
+            if _is_loaded(name):
                 where = f"{_shown(name)}:{tb.tb_lineno}"
             tb = tb.tb_next
         if where:
@@ -183,9 +183,15 @@ def broken_contract(obj: object, message: str) -> RuntimeError:
         line = inspect.getsourcelines(cls)[1]
     except (OSError, TypeError):
         return exc
-    if path is not None and str(Path(path).resolve()) in _files:
+    if path is not None and _is_loaded(path):
         exc.blamed = f"{_shown(path)}:{line}: {cls.__name__}: {message}"  # type: ignore[attr-defined]
     return exc
+
+
+def _is_loaded(path: str) -> bool:
+    """Whether ``path`` (a code object's file name, or a class's source file) is a file loaded
+    here: as it was loaded, or a ``.py`` whose resolved path was."""
+    return path in _files or (path.endswith(".py") and str(Path(path).resolve()) in _files)
 
 
 def _shown(path: str) -> str:
