@@ -69,11 +69,23 @@ class GetEndsTheProcess(MonitorFrontier):
         raise SystemExit(3)
 
 
+class PutAndCloseWait(PutWaitsAnyway):
+    """Both wait (here: until the test ends), as when put took a lock it never releases and
+    close() needs it; close() notes that it was called."""
+
+    def close(self):
+        self.close_called = True
+        RELEASE.wait(60)
+
+
 def test_a_seed_put_that_never_returns_fails_the_crawl_in_bounded_time(fast_stuck):
-    f = PutWaitsAnyway(30)
-    f.entered = None
+    """After STUCK_AFTER, once: the frontier found stuck, close() is not called to be waited
+    for STUCK_AFTER more (it needs the lock the stuck put holds)."""
+    f = PutAndCloseWait(30)
+    f.entered, f.close_called = None, False
     with pytest.raises(RuntimeError, match=r"put\(url, timeout=0\) of a seed has not returned"):
         _crawl(f).run(seconds=30)
+    assert not f.close_called
 
 
 def test_a_close_that_never_returns_fails_the_crawl_after_its_pages(fast_stuck):

@@ -210,6 +210,7 @@ class Crawler:
         self._t0 = 0.0
         self._last_page = 0.0  # monotonic time the last counted page was recorded
         self._failure: BaseException | None = None  # the first exception a crawl thread raised
+        self._stuck = False  # a call of the frontier's made no progress for STUCK_AFTER s
 
     # -- the robots ---------------------------------------------------------------------------
 
@@ -729,6 +730,7 @@ class Crawler:
             if deadline is not None and time.monotonic() >= deadline:
                 return _SLICE_OVER
             if time.monotonic() - began[0] > STUCK_AFTER:
+                self._stuck = True
                 raise broken_contract(self.frontier, f"{what} has not returned for "
                                       f"{STUCK_AFTER:g} s: a lock never released, or a wait "
                                       "that should not wait?")
@@ -746,7 +748,8 @@ class Crawler:
         if cut and cut_all is not None:
             cut_all()
         try:
-            self._off_the_conductor(self.frontier.close, "close()", points)
+            if not self._stuck:  # else close() would wait on the same lock: STUCK_AFTER again
+                self._off_the_conductor(self.frontier.close, "close()", points)
         except Exception as exc:  # its own, or stuck: the crawl failed, the threads still end
             self._keep_failure(exc)
         patience = self.stop_grace if cut else max(5.0, 3 * self.watchdog)
