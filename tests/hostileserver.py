@@ -13,6 +13,10 @@ Paths:
 * ``/cal/N``: a calendar without end whose every day is linked twice (``/cal/N`` links to
   ``/cal/N+1`` and ``/cal/N+2``);
 * ``/leaf/...``: a small page without links;
+* ``/fan/K``: a page linking to ``/via/0`` .. ``/via/K-1`` and to ``/same``; each ``/via/I``
+  redirects to ``/same``, a leaf;
+* ``/chains/K``: a page linking to ``/chain/0/0`` .. ``/chain/K-1/0``; ``/chain/I/J``
+  redirects to ``/chain/I/J+1`` up to ``J`` = 5, a leaf;
 * anything else: a small page linking to ``/drip``.
 
 The query is ignored (``/drip?1`` is ``/drip``, counted under ``/drip``).
@@ -73,14 +77,36 @@ class HostileServer:
                     self.send_header("Location", self.path.split("?", 1)[1])
                     self.send_header("Content-Length", "0")
                     self.end_headers()
-                elif path.startswith("/leaf/"):
+                elif path.startswith("/leaf/") or path == "/same":
                     self._send(200, b"<html><body>a leaf</body></html>")
+                elif path.startswith("/fan/") and path[5:].isdigit():
+                    links = "".join(f'<a href="/via/{i}">{i}</a>' for i in range(int(path[5:])))
+                    self._send(200, f'<html><body>{links}<a href="/same">s</a></body></html>'
+                               .encode())
+                elif path.startswith("/via/"):
+                    self._redirect("/same")
+                elif path.startswith("/chains/") and path[8:].isdigit():
+                    links = "".join(f'<a href="/chain/{i}/0">{i}</a>'
+                                    for i in range(int(path[8:])))
+                    self._send(200, f"<html><body>{links}</body></html>".encode())
+                elif path.startswith("/chain/"):
+                    chain, _, hop = path[7:].partition("/")
+                    if hop.isdigit() and int(hop) < 5:
+                        self._redirect(f"/chain/{chain}/{int(hop) + 1}")
+                    else:
+                        self._send(200, b"<html><body>a leaf</body></html>")
                 elif path.startswith("/cal/") and path[5:].isdigit():
                     day = int(path[5:])
                     self._send(200, f'<html><body><a href="/cal/{day + 1}">next</a> '
                                     f'<a href="/cal/{day + 2}">after</a></body></html>'.encode())
                 else:
                     self._send(200, b'<html><body><a href="/drip">slow</a></body></html>')
+
+            def _redirect(self, location: str) -> None:
+                self.send_response(302)
+                self.send_header("Location", location)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
 
             def _robots(self, n: int) -> None:
                 mode = owner.robots

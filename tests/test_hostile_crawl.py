@@ -60,6 +60,58 @@ def test_the_time_slice_cuts_fetches_that_would_never_end():
     assert report.limits["stop_grace"] == report.fetches_cut
 
 
+def _crawl_of(srv: HostileServer, seed: str, **policy) -> tuple[object, dict[str, int]]:
+    """A crawl of ``srv`` from ``seed`` to its end: the report, and the requests the server
+    saw by path (robots.txt left out)."""
+    opts = WebOptions(kind="urls", seed_urls=[srv.url + seed], politeness=0.0,
+                      policy=Policy(**policy))
+    with open_target(opts) as target:
+        crawler = Crawler(target.fetcher, frontier.create("monitor", capacity=1000),
+                          target.seeds, threads=4, rules=target.rules,
+                          counters=target.counters, robots_allowed=target.robots_allowed,
+                          politeness_wait=target.politeness_wait)
+        report = crawler.run(seconds=60)
+    return report, {p: n for p, n in srv.counts.items() if p != "/robots.txt"}
+
+
+def test_a_page_many_redirects_lead_to_is_fetched_once():
+    """20 links redirect to one page that is also linked: it was fetched 21 times while the
+    report said overlap 0; a redirect's target is now claimed as a link is."""
+    with HostileServer() as srv:
+        report, seen = _crawl_of(srv, "/fan/20")
+    assert report.stopped_by == "exhausted"
+    assert seen["/same"] == 1
+    assert sum(seen[f"/via/{i}"] for i in range(20)) == 20
+
+
+def test_redirect_hops_spend_their_sites_page_budget():
+    """Every link goes through 5 hops: with a budget of 10 the server got 6 times as many
+    requests as the budget (hops claimed nothing). The seed, each link and each hop is a URL
+    of the site: the server sees at most the budget."""
+    with HostileServer() as srv:
+        report, seen = _crawl_of(srv, "/chains/20", max_pages_per_site=10)
+    assert sum(seen.values()) == 10, seen
+    assert report.limits["max_pages_per_site"] > 0
+
+
+def test_a_resumed_crawl_keeps_the_site_budget_it_spent(tmp_path, capsys):
+    """A calendar without end under a budget of 10, crawled 3 pages at a time: each resumed
+    session granted the site a fresh budget (228 pages for a budget of 100 were measured).
+    The budget now holds across sessions: the server sees 10 pages in all."""
+    from crawlers.cli import main
+
+    with HostileServer() as srv:
+        argv = ["crawl", "--seed-url", srv.url + "/cal/0", "--politeness", "0",
+                "--max-pages-per-site", "10", "--state", str(tmp_path / "state"), "--json"]
+        for _ in range(3):
+            assert main([*argv, "--max-pages", "3"]) == 0
+        assert main(argv) == 0
+        capsys.readouterr()
+        seen = {p: n for p, n in srv.counts.items() if p != "/robots.txt"}
+    assert sum(seen.values()) == 10, seen
+    assert max(seen.values()) == 1  # and no page twice
+
+
 def _sigint_after(proc: subprocess.Popen, srv: HostileServer, fetches: int) -> float:
     """Send SIGINT once ``fetches`` drip requests are in flight; return when it was sent."""
     assert srv.arrived("/drip", fetches, timeout=60), "the crawl never started its fetches"

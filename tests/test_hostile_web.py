@@ -344,6 +344,26 @@ def test_a_site_gets_at_most_its_page_budget():
     assert policy.counters.get("max_pages_per_site") == 2
 
 
+def test_a_redirect_target_is_a_new_url_of_the_crawl_and_of_its_site():
+    """A redirect's target (``new``) is claimed in the crawl's visited set and against its
+    site's budget, a retry of the same URL is not; once a site's budget is spent, its links
+    are dropped before the visited set keeps them."""
+    from crawlers.crawl.visited import VisitedSet
+
+    policy = Policy(max_pages_per_site=2)
+    rules = UrlRules(policy)
+    gate = LinkGate(rules)
+    gate.claim = VisitedSet().claim
+    assert gate.hop(f"{SITE}/1", new=True) == (f"{SITE}/1", None)
+    assert gate.hop(f"{SITE}/1", new=True) == (None, faults.REDIRECT_SEEN)
+    assert gate.hop(f"{SITE}/1") == (f"{SITE}/1", None)  # a retry
+    assert gate.hop(f"{SITE}/2", new=True) == (f"{SITE}/2", None)
+    assert gate.hop(f"{SITE}/3", new=True) == (None, faults.SITE_BUDGET)
+    assert rules.admit([f"{SITE}/4", "http://b.test/1", f"{SITE}/5"]) == ["http://b.test/1"]
+    assert policy.counters.get("max_pages_per_site") == 3  # one hop, two links
+    assert policy.counters.get("redirect_seen") == 1
+
+
 def test_fullwidth_digit_hosts_are_not_quietly_made_an_ip_address():
     from crawlers.page.extract import extract_lxml
 

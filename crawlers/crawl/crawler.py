@@ -164,6 +164,9 @@ class Crawler:
         # Priority crawls may put a URL again with a higher priority; this set makes sure
         # only its first copy out of the frontier is fetched.
         self._fetch_once = VisitedSet() if self.priority else None
+        gate = getattr(fetcher, "gate", None)
+        if gate is not None and hasattr(gate, "claim"):  # a LinkGate (crawlers.page.rules)
+            gate.claim = self._claim_redirect  # a redirect's target is claimed as a link is
         self._spill: deque[tuple[str, float]] = deque()  # overflow of the `spill` policy
         self.producers = producers
         self.poll = poll
@@ -628,7 +631,8 @@ class Crawler:
         try:
             if restored is not None:
                 seeds = self._restore(restored)
-            seeds = [(u, p) for u, p in seeds if self.visited.claim(u)]
+            claim_site = (lambda u: True) if self.rules is None else self.rules.claim_site
+            seeds = [(u, p) for u, p in seeds if self.visited.claim(u) and claim_site(u)]
             if not seeds:
                 self._finish("exhausted")
             # The seeds that fit go in before the robots start (the paper's step 6); a seeder
@@ -758,11 +762,24 @@ class Crawler:
             t.join(timeout=max(0.0, end - time.monotonic()))
         self._unjoined = sum(t.is_alive() for t in threads)
 
+    def _claim_redirect(self, url: str) -> bool:
+        """Claim a redirect's target as a link is claimed: True if it is new, and then it is
+        the redirecting fetch's (a priority crawl also marks it fetched once, so that a copy
+        of it queued later is not fetched again). Thread-safe."""
+        if not self.visited.claim(url):
+            return False
+        if self._fetch_once is not None:
+            self._fetch_once.claim(url)
+        return True
+
     def _restore(self, restored: Any) -> list[tuple[str, float]]:
         """Take up a journal's crawl: its done pages count as fetched, every URL it discovered
-        as claimed; returns its frontier (to put like seeds, priorities kept)."""
+        as claimed, and against its site's budget (its frontier is counted as it is put,
+        through the seeds' path); returns its frontier (to put like seeds, priorities kept)."""
         for url in restored.done:
             self.visited.claim(url)
+            if self.rules is not None:
+                self.rules.claim_site(url)
         if self._fetch_once is not None:
             for url in restored.done:
                 self._fetch_once.claim(url)

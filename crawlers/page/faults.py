@@ -47,11 +47,13 @@ DEADLINE = "deadline"
 STOPPED = "stopped"
 OFF_SCOPE = "off-scope"
 URL_RULE = "url-rule"
+SITE_BUDGET = "site-budget"  # a redirect to a site whose page budget is spent
+REDIRECT_SEEN = "redirect-seen"  # a redirect to a URL the crawl has already claimed
 
 #: Every error kind except the ``http-NNN`` family.
 ERROR_KINDS: frozenset[str] = frozenset(
     {TIMEOUT, CONNECTION, TOO_MANY_REDIRECTS, NOT_HTML, TOO_LARGE, MALFORMED, INVALID_URL,
-     INTERNAL, ROBOTS, DEADLINE, STOPPED, OFF_SCOPE, URL_RULE}
+     INTERNAL, ROBOTS, DEADLINE, STOPPED, OFF_SCOPE, URL_RULE, SITE_BUDGET, REDIRECT_SEEN}
 )
 
 

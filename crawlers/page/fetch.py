@@ -77,9 +77,10 @@ class Gate(Protocol):
     scope, URL rules, robots.txt and politeness as a link gets (built by the crawl's target,
     :class:`crawlers.page.rules.LinkGate`). Thread-safe."""
 
-    def hop(self, url: str) -> tuple[str | None, str | None]:
+    def hop(self, url: str, new: bool = False) -> tuple[str | None, str | None]:
         """``(url, None)`` with the URL to fetch (rules may clean it) once politeness allows,
-        or ``(None, error_kind)`` when it may not be fetched."""
+        or ``(None, error_kind)`` when it may not be fetched. ``new``: a redirect's target
+        (a URL of its own: the crawl's visited set and site budget), not a retry."""
 
     def hold(self, url: str, seconds: float) -> None:
         """The site of ``url`` asked for ``seconds`` of quiet (Retry-After)."""
@@ -100,6 +101,16 @@ class Fetcher(Protocol):
 def media_type(content_type: str | None) -> str:
     """``"text/html"`` from ``"Text/HTML; charset=utf-8"``; ``""`` for None."""
     return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def charset_of(content_type: str | None) -> str | None:
+    """``"utf-8"`` from ``"text/html; Charset=\"UTF-8\""``: the ``charset`` parameter of a
+    ``Content-Type``, as given (quotes taken off); None when there is none."""
+    for param in (content_type or "").split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip("\"'").strip() or None
+    return None
 
 
 def _error_kind(exc: BaseException) -> str:
@@ -306,12 +317,13 @@ class HttpFetcher:
         finally:
             self.deadlines.resume(budget)
 
-    def _ask_gate(self, budget: Budget, url: str) -> tuple[str | None, str | None]:
+    def _ask_gate(self, budget: Budget, url: str,
+                  new: bool = False) -> tuple[str | None, str | None]:
         if self.gate is None:
             return url, None
         self.deadlines.pause(budget)  # politeness waits are not the server's time
         try:
-            return self.gate.hop(url)
+            return self.gate.hop(url, new)
         finally:
             self.deadlines.resume(budget)
 
@@ -378,7 +390,7 @@ class HttpFetcher:
                 result.error = faults.TOO_MANY_REDIRECTS
                 return None
             if gated:
-                checked, refusal = self._ask_gate(budget, target)
+                checked, refusal = self._ask_gate(budget, target, new=True)
                 if checked is None:
                     self.counters.add("redirect_refused")
                     result.error = refusal
@@ -457,7 +469,9 @@ class HttpFetcher:
                 elif budget.cut is None:
                     parse_start = time.perf_counter()
                     try:
-                        result.links = self.extract(body, result.final_url)
+                        # the header's charset wins over the page's <meta> (extract.py)
+                        result.links = self.extract(body, result.final_url,
+                                                    charset_of(result.content_type))
                         self._count_dropped(result.links)
                     except MalformedPage:
                         result.error = faults.MALFORMED

@@ -119,8 +119,9 @@ LIMITS: tuple[Limit, ...] = (
     Limit("max_query_params", "parameters", "a link with more query parameters is dropped "
           "(ever-growing query strings)"),
     Limit("max_query_length", "characters", "a link with a longer query string is dropped"),
-    Limit("max_pages_per_site", "URLs", "a site's links beyond this many are dropped (Nutch's "
-          "generate.max.count, BUbiNG's bound per site): calendars end here"),
+    Limit("max_pages_per_site", "URLs", "a site's URLs beyond this many (seeds, links and "
+          "redirect targets, across resumed sessions) are dropped (Nutch's generate.max.count, "
+          "BUbiNG's bound per site): calendars end here"),
     Limit("robots_max_bytes", "bytes", "robots.txt is read up to this size and the rest ignored "
           "(RFC 9309 asks for at least 500 KiB)"),
     Limit("robots_fetch_seconds", "s", "a robots.txt fetch still running this long is cut: the "
@@ -149,7 +150,10 @@ EVENTS: dict[str, str] = {
     "odd_host": "links whose host is not plain ASCII but maps onto an IP address "
                 "(fullwidth digits), dropped",
     "session_id": "links whose session id (jsessionid, PHPSESSID, sid, ...) was removed",
-    "redirect_refused": "redirect hops refused by scope, URL rules or robots.txt",
+    "redirect_refused": "redirect hops refused by scope, URL rules, the crawl's visited set, "
+                        "the site budget or robots.txt",
+    "redirect_seen": "redirect hops to a URL the crawl had claimed already (fetched, or to be "
+                     "fetched, on its own)",
     "redirect_loop": "redirect chains that came back to a URL they had passed",
     "retry_after": "429/503 answers whose Retry-After held the site back",
     "retries": "fetches tried again after a 429/503 answer",

@@ -13,14 +13,19 @@ one small rule after the other, the first that rejects wins:
 
 Each rejection is counted under the limit's name in the policy's counters. A site's page budget
 (``max_pages_per_site``) is a separate, stateful step, :meth:`UrlRules.claim_site`, taken once per
-new URL (after the crawl's visited set said it is new), so that the same link seen twice counts
-once. The counts live in memory for one crawl session: a crawl resumed from its journal starts
-them again, so a site may take up to its budget once more in each session.
+new URL (after the crawl's visited set said it is new: a seed, a link, a redirect's target), so
+that the same link seen twice counts once. Once a site's budget is spent, :meth:`UrlRules.admit`
+drops its links before the visited set sees them (counted each time): a site that links
+millions of new URLs costs the crawl's memory its budget, not its links. The counts live in
+memory for one crawl session; a resumed crawl counts again what its journal holds (its pages
+and its frontier), so the budget holds across sessions.
 
 :class:`LinkGate` is what a fetcher asks before a redirect hop or a retry
 (:class:`crawlers.page.fetch.Gate`): the same rules, the site budget, robots.txt and politeness as
 a link gets, so a redirect into a disallowed path or to another site whose robots.txt forbids it
-is not fetched.
+is not fetched; a redirect's target is a new URL, so it also claims its site's budget and, once
+the crawl gives the gate its visited set (``claim``), the URL itself: a page many redirects lead
+to is fetched once.
 
 Thread-safety: the rules are pure except the per-site counts (a lock); the gate's parts are
 thread-safe. Cost: O(len(url)) per URL.
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
 from crawlers.page import faults
@@ -81,8 +86,9 @@ class UrlRules:
         self.policy = policy
         self.counters = policy.counters
         self.scope = scope
-        self._lock = threading.Lock()  # protects _per_site
+        self._lock = threading.Lock()  # protects _per_site and _spent's writes
         self._per_site: dict[str, int] = {}  # site -> URLs claimed on it
+        self._spent: set[str] = set()  # sites whose budget is spent (read without the lock)
 
     def reason(self, url: str) -> str | None:
         """The name of the first rule that rejects ``url`` (normalized), or None. Pure."""
@@ -120,13 +126,20 @@ class UrlRules:
         return clean
 
     def admit(self, links: Iterable[str]) -> list[str]:
-        """The links every rule accepts, cleaned, duplicates removed, in order."""
+        """The links every rule accepts, cleaned, duplicates removed, in order, without those
+        of a site whose budget is spent (counted ``max_pages_per_site``, each time)."""
         kept: dict[str, None] = {}
+        spent = self._spent
         for link in links:
             clean = self.check(link)
             if clean is not None:
                 kept.setdefault(clean, None)
-        return list(kept)
+        if not spent:
+            return list(kept)
+        out = [u for u in kept if site_of(u) not in spent]
+        if len(out) < len(kept):
+            self.counters.add("max_pages_per_site", len(kept) - len(out))
+        return out
 
     def site_counts(self) -> dict[str, int]:
         """A copy of the URLs claimed per site so far (:meth:`claim_site`), for a journal."""
@@ -136,8 +149,10 @@ class UrlRules:
     def restore_site_counts(self, counts: dict[str, int]) -> None:
         """Take up :meth:`site_counts` of an earlier session: the budgets it spent stay
         spent."""
+        cap = self.policy.max_pages_per_site
         with self._lock:
             self._per_site = dict(counts)
+            self._spent = {site for site, n in counts.items() if n >= cap}
 
     def claim_site(self, url: str) -> bool:
         """Count one more URL on ``url``'s site; False (counted) once the site had
@@ -150,6 +165,8 @@ class UrlRules:
             else:
                 self._per_site[site] = n + 1
                 over = False
+                if n + 1 >= self.policy.max_pages_per_site:
+                    self._spent = self._spent | {site}  # a new set: readers never see it grow
         if over:
             self.counters.add("max_pages_per_site")
         return not over
@@ -165,15 +182,25 @@ class LinkGate:
         self.rules = rules
         self.robots = robots
         self.politeness = politeness
+        #: The crawl's visited set's claim (True: the URL is new, now the caller's), given by
+        #: the crawl that uses this gate; None: redirect targets are not deduplicated.
+        self.claim: Callable[[str], bool] | None = None
 
-    def hop(self, url: str) -> tuple[str | None, str | None]:
+    def hop(self, url: str, new: bool = False) -> tuple[str | None, str | None]:
         """``(url, None)`` once the URL may be fetched (politeness waited), or
-        ``(None, error_kind)``: ``off-scope``, ``url-rule`` or ``robots``."""
+        ``(None, error_kind)``: ``off-scope``, ``url-rule`` or ``robots``; for a ``new`` URL
+        (a redirect's target, not a retry), ``redirect-seen`` when the crawl has claimed it
+        already, ``site-budget`` when its site's budget is spent."""
         clean = strip_session_ids(url)
         why = self.rules.reason(clean)
         if why is not None:
             self.rules.counters.add(why)
             return None, faults.OFF_SCOPE if why == "off_scope" else faults.URL_RULE
+        if new and self.claim is not None and not self.claim(clean):
+            self.rules.counters.add("redirect_seen")
+            return None, faults.REDIRECT_SEEN
+        if new and not self.rules.claim_site(clean):
+            return None, faults.SITE_BUDGET
         if self.robots is not None and not self.robots.allowed(clean):
             return None, faults.ROBOTS
         if self.politeness is not None:
