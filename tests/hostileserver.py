@@ -6,7 +6,7 @@ Paths:
 * ``/drip``: headers at once, then a byte every ``interval`` seconds, for ever;
 * ``/drip-head``: the status line itself, a byte every ``interval`` seconds;
 * ``/to?URL``: a redirect to URL;
-* ``/robots.txt``: as ``robots`` says: ``"404"``, ``"500"``, ``"503"``, ``"drip"`` (a byte
+* ``/robots.txt``: as ``robots`` says: ``"404"``, ``"429"``, ``"500"``, ``"503"``, ``"drip"`` (a byte
   every ``interval`` s), ``"drip-once"`` (drips the first time, then ``Disallow: /no/``),
   ``"503-once"`` (503 the first time, then ``Disallow: /no/``) or ``"disallow-all"``
   (``Disallow: /``); anything else: ``Disallow: /no/``;
@@ -110,7 +110,7 @@ class HostileServer:
 
             def _robots(self, n: int) -> None:
                 mode = owner.robots
-                if mode in ("404", "500", "503") or (mode == "503-once" and n == 1):
+                if mode in ("404", "429", "500", "503") or (mode == "503-once" and n == 1):
                     self._send(int(mode[:3]), b"no")
                 elif mode == "disallow-all":
                     self._send(200, b"User-agent: *\nDisallow: /\n", kind="text/plain")

@@ -271,8 +271,10 @@ def test_a_dripping_robots_txt_is_unreachable_for_a_while_then_asked_again():
     assert policy.counters.get("robots_fetch_seconds") == 1
 
 
-@pytest.mark.parametrize("mode,allowed", [("500", False), ("404", True)])
+@pytest.mark.parametrize("mode,allowed", [("500", False), ("429", False), ("404", True)])
 def test_robots_5xx_disallows_and_4xx_allows(mode, allowed):
+    """429 is a 4xx that says "not now", not "no rules": Google reads it as unreachable, and
+    so does a crawl, which took it as leave to fetch everything."""
     policy = Policy()
     with HostileServer(robots=mode) as srv, HttpFetcher(policy=policy) as f:
         assert RobotsCache(f, policy=policy).allowed(srv.url + "/page") is allowed

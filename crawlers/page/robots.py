@@ -88,8 +88,9 @@ class RobotsCache:
       a byte-order mark is skipped); a file the parser gives up on (it has not happened with
       :mod:`protego`, which ignores the lines it cannot read, but the web is the web) leaves
       the site disallowed, counted as ``robots_unparsable``, and never ends the crawl;
-    * 4xx: there are no rules, everything is allowed;
-    * 5xx, no answer, or no answer within ``policy.robots_fetch_seconds`` (a robots.txt that
+    * 4xx but 429: there are no rules, everything is allowed;
+    * 429 (Too Many Requests: the server is there but will not answer now, as Google reads
+      it), 5xx, no answer, or no answer within ``policy.robots_fetch_seconds`` (a robots.txt that
       drips one byte a second): the site is *unreachable* and everything is disallowed, for
       ``policy.robots_unreachable_seconds``; after that the next URL of the site asks again,
       at most ``policy.robots_retries`` times: then the site stays unreachable for the rest of
@@ -150,7 +151,7 @@ class RobotsCache:
         if status is None and getattr(self.fetcher, "stopped", False):
             entry.expires = self.clock.now()  # cut by the crawl's stop: no answer, not counted
             return _CUT  # as unreachable; whoever asks next (a resumed crawl) asks again
-        if status is None or status >= 500:
+        if status is None or status >= 500 or status == 429:
             self.policy.counters.add("robots_unreachable_seconds")
             entry.failures += 1
             if entry.failures > self.policy.robots_retries:
