@@ -10,13 +10,18 @@ restored the frontier but not the cash ledger would fetch other pages after the 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from crawlers.bsp.engine import Ownership, Worker, WorkerSettings, make_fetch
+from crawlers.bsp.journal import BspJournalError, hold, release
+from crawlers.crawl.journal import LOCK
 from crawlers.crawl.targets import WebOptions, open_target
 from crawlers.partition.assignment import make_assignment
+from tests.test_journal_lock import child_holding, kill_9
 
 WEB = WebOptions(kind="sim", pages=400, sites=8, seed=5, latency=0.0)
 
@@ -246,3 +251,75 @@ def test_a_journal_keeps_whose_crawl_it_is_and_opens_for_no_other(tmp_path):
         db.execute("DELETE FROM meta WHERE key = 'crawl'")
     with pytest.raises(BspJournalError, match="records no crawl identity"):
         check_journals(tmp_path, 2, mine)
+
+
+# -- one crawl at a time in a journal folder (crawlers.bsp.journal.hold) ----------------------
+
+HOLD_FOLDER = ("import sys; from crawlers.bsp.journal import hold; "
+               "hold(sys.argv[1], create=True); print('held', flush=True); sys.stdin.read()")
+BSP = [sys.executable, "-m", "crawlers", "bsp", "--backend", "mpi", "--procs", "2", "--sim",
+       "--pages", "60", "--sites", "2", "--max-supersteps", "3"]
+
+
+def test_a_held_bsp_folder_is_refused_and_taken_again_once_released(tmp_path):
+    state = tmp_path / "state"
+    held = hold(state, create=True)
+    try:
+        with pytest.raises(BspJournalError) as refused:
+            hold(state, create=True)
+        said = str(refused.value)
+        assert "\n" not in said and str(state) in said and "in use by another crawl" in said
+    finally:
+        release(held)
+    release(hold(state, create=True))
+    assert hold(tmp_path / "none", create=False) is None  # a --resume of no folder: no lock
+    assert not (tmp_path / "none").exists()
+
+
+def test_a_bsp_folder_whose_holder_was_killed_is_taken_again(tmp_path):
+    state = tmp_path / "state"
+    holder = child_holding(HOLD_FOLDER, state)
+    try:
+        with pytest.raises(BspJournalError, match="in use by another crawl"):
+            hold(state, create=True)
+    finally:
+        kill_9(holder)
+    release(hold(state, create=True))
+
+
+def test_a_bsp_crawl_on_a_held_folder_is_one_line_before_it_writes_anything(tmp_path):
+    """``--state`` and ``--resume`` typed without mpiexec (the launcher holds the folder):
+    refused at once, exit 2, before command.json is written or mpiexec started."""
+    state = tmp_path / "state"
+    held = hold(state, create=True)
+    try:
+        for cmd in ([*BSP, "--state", str(state)],
+                    [sys.executable, "-m", "crawlers", "bsp", "--backend", "mpi", "--resume",
+                     str(state)]):
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            assert done.returncode == 2, done.stderr
+            lines = done.stderr.strip().splitlines()
+            assert len(lines) == 1 and "Traceback" not in done.stderr
+            assert str(state) in lines[0] and "in use by another crawl" in lines[0]
+            assert sorted(p.name for p in state.iterdir()) == [LOCK]
+    finally:
+        release(held)
+
+
+@pytest.mark.skipif(not (Path(sys.executable).parent / "mpiexec").exists(),
+                    reason="no mpiexec next to the interpreter (the mpi extra)")
+def test_rank_0_of_a_job_started_with_mpiexec_holds_the_folder(tmp_path):
+    """Under ``mpiexec`` typed by the user there is no launcher: rank 0 takes the lock, and a
+    held folder ends the job in one line before any journal is made."""
+    state = tmp_path / "state"
+    mpiexec = str(Path(sys.executable).parent / "mpiexec")
+    held = hold(state, create=True)
+    try:
+        done = subprocess.run([mpiexec, "-n", "2", *BSP, "--state", str(state)],
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        release(held)
+    assert done.returncode != 0
+    assert f"{state} is in use by another crawl" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list(state.glob("rank-*.sqlite"))

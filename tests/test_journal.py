@@ -19,7 +19,7 @@ import threading
 
 import pytest
 
-from crawlers.crawl.journal import DB, Journal, JournalError
+from crawlers.crawl.journal import DB, Journal, JournalError, release_folder
 from tests.countserver import CountingWeb
 from tests.helpers import join_all
 
@@ -257,7 +257,9 @@ def test_resume_keeps_priorities_and_discovery_order(tmp_path):
     j.record("a", 200, None, [("c", 0.9), ("d", 0.75)])
     j.record("b", 200, None, [("c", 0.25)])  # a lower offer for c: the higher one is kept
     j.flush()
-    # a crash: the session never closes (its flusher is a daemon thread)
+    # a crash: the session never closes (its flusher is a daemon thread), and the kernel
+    # drops the dead crawl's lock on the folder
+    release_folder(j._lock_fd)
     j2 = Journal(tmp_path)
     restored = j2.begin([("a", 0.5), ("b", 0.5)], threads=1)
     j2.close()

@@ -385,6 +385,10 @@ def _run_mpi(config: BspConfig, sink: Any) -> BspReport | None:
             try:
                 if config.state is not None:
                     os.makedirs(config.state, exist_ok=True)
+                if root and config.state is not None:  # one crawl at a time in the folder
+                    from crawlers.bsp.journal import hold, release
+
+                    stack.callback(release, hold(config.state, create=True))
                 if root:
                     assignment = make_assignment(config.partition, config.procs,
                                                  known_sites(config.web))

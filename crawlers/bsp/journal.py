@@ -33,6 +33,13 @@ relative ``--out`` resumed from another folder, cut that folder's files to the j
 offsets. A journal without an identity (made before it was recorded) cannot be
 shown to belong, and is refused.
 
+**One crawl at a time.** A journal folder is locked as a threaded crawl's is
+(:func:`crawlers.crawl.journal.hold_folder`, ``DIR/crawl.lock``), by the process that
+coordinates the job: the launcher (``crawlab bsp --state DIR`` or ``--resume DIR`` typed
+without ``mpiexec``, :func:`hold`) for as long as its job runs, or rank 0 of a job started
+with ``mpiexec`` directly. A second crawl given the folder meanwhile is refused at once, before
+it writes anything there; the ranks themselves take no lock of their own.
+
 A journal that cannot be read, or one made by another crawl or another ``--procs``, raises
 :class:`BspJournalError` (a ``ValueError``: one line on the command line), never a silent start
 from nothing. A journal is a file anyone could have handed over: a snapshot is unpickled with
@@ -51,14 +58,23 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from crawlers.crawl.journal import code_in, count_refetched, started_lines
+from crawlers.crawl.journal import (
+    code_in,
+    count_refetched,
+    hold_folder,
+    release_folder,
+    started_lines,
+)
 from frontier.files import read_regular
 
 __all__ = ["FORMAT", "BspJournal", "BspJournalError", "check_journals", "common_superstep",
-           "crawl_identity", "is_count", "is_real", "read_command", "refetched",
+           "crawl_identity", "hold", "is_count", "is_real", "read_command", "refetched",
            "saved_supersteps", "sessions", "write_command"]
 
 FORMAT = "crawlab-bsp-journal-1"
+#: set by the launcher for the ranks of the job it started: the absolute path of the journal
+#: folder it holds the lock of (rank 0 then takes none of its own, see :func:`hold`)
+HELD_BY_LAUNCHER = "CRAWLAB_BSP_HELD"
 KEEP = 2  # snapshots kept per rank: the newest common one is among them (see the docstring)
 #: The classes a snapshot may name (:meth:`Worker._snapshot <crawlers.bsp.engine.Worker>`: the
 #: collector's error and limit counts and its superstep records); every other one is refused.
@@ -161,6 +177,32 @@ def _open(path: Path, create: bool, identity: str | None = None) -> sqlite3.Conn
         return db
     except sqlite3.DatabaseError as exc:
         raise BspJournalError(f"{path} is not a readable BSP journal ({exc})") from None
+
+
+def hold(directory: str | Path, *, create: bool) -> int | None:
+    """Lock the journal folder ``directory`` for this process (one crawl at a time, see the
+    module docstring); returns the descriptor to give :func:`release`, or ``None`` when there
+    is nothing to lock: ``directory`` is missing and not to be made (``create`` false: a
+    ``--resume`` of no folder fails on its own), or this is rank 0 of a job whose launcher
+    holds the folder already (:data:`HELD_BY_LAUNCHER`). A folder another crawl holds is a
+    :class:`BspJournalError` (one line). O(1)."""
+    path = Path(directory)
+    if os.environ.get(HELD_BY_LAUNCHER) == os.path.abspath(path):
+        return None
+    if not path.is_dir():
+        if not create:
+            return None
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BspJournalError(f"cannot create {path}: {exc.strerror}") from None
+    return hold_folder(path, BspJournalError)
+
+
+def release(fd: int | None) -> None:
+    """Release a lock :func:`hold` took (``None``: it took none)."""
+    if fd is not None:
+        release_folder(fd)
 
 
 def saved_supersteps(directory: str | Path, size: int) -> list[list[int]]:

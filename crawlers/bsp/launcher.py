@@ -26,8 +26,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from crawlers.bsp.journal import BspJournalError, read_command, saved_supersteps, write_command
+from crawlers.bsp.journal import (
+    HELD_BY_LAUNCHER,
+    BspJournalError,
+    read_command,
+    saved_supersteps,
+    write_command,
+)
 from crawlers.bsp.transport import BspError
+from crawlers.crawl.journal import LOCK
 
 __all__ = ["Outcome", "crawl_command", "launch", "prepare", "without_state"]
 
@@ -119,7 +126,7 @@ def prepare(argv: list[str], state: str | None, resume: str | None) -> tuple[lis
 
 
 # the files a journaled crawl writes in DIR (besides SQLite's -wal and -shm of each journal)
-_WRITTEN = ("command.json", "mpiexec.log", "rank-*.sqlite*", "started-*.log")
+_WRITTEN = ("command.json", "mpiexec.log", "rank-*.sqlite*", "started-*.log", LOCK)
 
 
 def _check_folder(directory: str | None) -> None:
@@ -168,11 +175,16 @@ def _every_status(mpiexec: str) -> list[str]:
 
 def launch(rank_argv: list[str], procs: int, state: str) -> Outcome:
     """Run ``mpiexec -n procs`` on ``python -m crawlers *rank_argv``; see the module
-    docstring. Blocks until the job ends."""
+    docstring. Blocks until the job ends. The caller holds the lock of the folder ``state``
+    (:func:`crawlers.bsp.journal.hold`) for the job's run."""
     mpiexec = _mpiexec()
     cmd = [mpiexec, *_every_status(mpiexec), "-n", str(procs), sys.executable, "-c", _RANK,
            *rank_argv]
-    run = subprocess.run(cmd, capture_output=True, text=True)
+    import os
+
+    # the caller holds the folder's lock (crawlers.bsp.journal.hold): rank 0 takes none
+    env = {**os.environ, HELD_BY_LAUNCHER: os.path.abspath(state)}
+    run = subprocess.run(cmd, capture_output=True, text=True, env=env)
     log = Path(state) / "mpiexec.log"
     _write_new(log, f"$ {' '.join(cmd)}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
     if run.returncode == 0:

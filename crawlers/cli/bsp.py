@@ -167,6 +167,7 @@ def _launch(args: argparse.Namespace) -> int:
     or the student's frontier failed: its file and line) or 2 (the ranks refused the input;
     after the report when the crawl never reached its --kill-at)."""
     from crawlers.bsp.driver import check_config
+    from crawlers.bsp.journal import hold, release
     from crawlers.bsp.launcher import launch, prepare
     from crawlers.bsp.report import BspReport
     from crawlers.bsp.transport import BspError, WorkerFailed, mpi_launched
@@ -178,14 +179,19 @@ def _launch(args: argparse.Namespace) -> int:
             raise BspError("--resume DIR takes the journal directory; give no --state")
     else:
         check_config(config_from_args(args))  # bad flags fail here, before mpiexec starts
-    rank_argv, state = prepare(args.argv, args.state, args.resume)
-    if args.resume is not None:
-        _check_kept(rank_argv, args.resume)
-    procs = _procs_of(rank_argv)
-    if not args.json:
-        print(f"BSP crawl under mpiexec -n {procs}, journaled in {state}"
-              + (" (resuming)" if args.resume else ""), file=sys.stderr)
-    out = launch(rank_argv, procs, state)
+    # the folder is this job's (one crawl at a time) before prepare writes anything there
+    held = hold(args.state if args.resume is None else args.resume, create=args.resume is None)
+    try:
+        rank_argv, state = prepare(args.argv, args.state, args.resume)
+        if args.resume is not None:
+            _check_kept(rank_argv, args.resume)
+        procs = _procs_of(rank_argv)
+        if not args.json:
+            print(f"BSP crawl under mpiexec -n {procs}, journaled in {state}"
+                  + (" (resuming)" if args.resume else ""), file=sys.stderr)
+        out = launch(rank_argv, procs, state)
+    finally:
+        release(held)
     if out.blamed is not None:  # crawlab's main says the student's frontier failed there
         raise WorkerFailed(f"a rank failed: {out.blamed}", out.blamed)
     if out.report is not None:

@@ -29,6 +29,14 @@ the kernel keeps what a killed process wrote (only a power loss can drop its tai
 not part of the crawl's state (deleting it changes no page); it only lets the report say how
 many pages were fetched in more than one session (``refetched``).
 
+**One crawl at a time.** While a journal is open its folder is locked: an exclusive
+``fcntl.flock`` on ``DIR/crawl.lock`` (:func:`hold_folder`), taken before anything in the folder
+is read and held until :meth:`Journal.close`. A second crawl given the same ``DIR`` meanwhile is
+refused at once (:class:`JournalError`, one line): two crawls on one journal both fetched every
+page the other had not committed yet (602 fetches for a 400-page web). The kernel drops the lock
+when its holder's process ends, however it ends, so a ``kill -9`` leaves no stale lock; the
+empty lock file stays and is not part of the crawl's state.
+
 Bad journals never start a fresh crawl silently: an unreadable, truncated or foreign file, a
 journal made for other seeds, one that holds pages or sessions but no seeds (its seeds' record
 deleted), a row no crawl writes (a URL that is not text, a priority that is not a finite number,
@@ -53,6 +61,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import json
 import os
 import sqlite3
@@ -65,11 +74,12 @@ from typing import Any
 
 from crawlers.args import MAX_COMMIT_EVERY, MAX_THREADS
 
-__all__ = ["FORMAT", "Journal", "JournalError", "Restored", "code_in", "count_refetched",
-           "started_lines"]
+__all__ = ["FORMAT", "LOCK", "Journal", "JournalError", "Restored", "code_in", "count_refetched",
+           "hold_folder", "release_folder", "started_lines"]
 
 FORMAT = "crawlab-journal-1"  # meta 'format': the schema version this module reads and writes
 DB, LOG = "journal.sqlite", "started.log"
+LOCK = "crawl.lock"  # the journal folder's lock file (hold_folder), for BSP journals too
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -176,6 +186,39 @@ class JournalError(ValueError):
     """The journal cannot be used: unreadable, corrupt, foreign, or made for another crawl."""
 
 
+def hold_folder(directory: str | Path, error: type[ValueError] = JournalError) -> int:
+    """Lock the journal folder ``directory`` (which exists) for this process: an exclusive,
+    non-blocking ``flock`` on ``directory/LOCK`` (made if missing), held until the returned
+    descriptor is closed (:func:`release_folder`) or the process ends, however it ends (the
+    kernel drops it: a ``kill -9`` leaves no stale lock). A folder another crawl holds, or a
+    lock file that is not a regular file (a link is not followed, a FIFO is not waited on), is
+    ``error`` (one line). The descriptor is not inherited by child processes. O(1)."""
+    path = Path(directory) / LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_CLOEXEC, 0o644)
+    except OSError as exc:  # ELOOP: a link; EISDIR: a folder
+        why = "not a regular file" if exc.errno in (errno.ELOOP, errno.EISDIR) else exc.strerror
+        raise error(f"cannot lock the journal folder {directory} ({path}: {why})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise error(f"cannot lock the journal folder {directory} ({path}: not a regular file)")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise error(f"{directory} is in use by another crawl (it holds the lock "
+                        f"{LOCK}): wait for that crawl to end, or give another folder") from None
+        raise error(f"cannot lock the journal folder {directory} ({exc.strerror})") from None
+    return fd
+
+
+def release_folder(fd: int) -> None:
+    """Release a lock :func:`hold_folder` took (closing its descriptor drops it)."""
+    os.close(fd)
+
+
 # What every row a crawl writes satisfies (column check, what a row that fails it lacks), in
 # SQL: :meth:`Journal._check_rows` refuses a journal with any other row.
 _ROWS = {
@@ -208,7 +251,8 @@ class Restored:
 
 
 class Journal:
-    """A crawl's journal in ``directory``; thread-safe. Opening checks the files (an existing
+    """A crawl's journal in ``directory``; thread-safe. Opening locks the folder (one crawl at a
+    time, :func:`hold_folder`) and checks the files (an existing
     journal must be readable and ours, every row one a crawl writes, the started log a regular
     file, see :class:`JournalError`), in O(rows); :meth:`begin` starts a session.
     :meth:`record` is O(links) and blocks only while ``commit_every`` records wait for a commit;
@@ -225,28 +269,17 @@ class Journal:
         self.commit_every = commit_every
         self.commit_ms = commit_ms
         self.path = self.dir / DB
-        self.fresh = not self.path.exists()
-        if self.fresh:
-            leftovers = [p.name for p in (self.dir / LOG, self.dir / (DB + "-wal"))
-                         if p.exists()]
-            if leftovers:
-                raise JournalError(f"{self.dir} holds {', '.join(leftovers)} but no {DB}: "
-                                   "the journal is missing; remove the directory to start afresh")
+        if not self.dir.exists():
             try:
                 self.dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise JournalError(f"cannot create {self.dir}: {exc.strerror}") from None
-        self.crawl = crawl
-        # unrecorded: an existing journal that kept no record of what defines its crawl
-        self.unrecorded = False
-        self._db = self._connect()
+        # the folder is this crawl's before anything in it is read (see "One crawl at a time")
+        self._lock_fd = hold_folder(self.dir)
         try:
-            with self._readable():
-                self._check_rows()
-            self._check_crawl()
-            self._log_fd = self._open_log()
+            self._open(crawl)
         except BaseException:
-            self._db.close()
+            release_folder(self._lock_fd)
             raise
         self.session = 0
         self.commits = 0
@@ -261,6 +294,28 @@ class Journal:
         self._flusher: threading.Thread | None = None
 
     # -- opening ------------------------------------------------------------------------------
+
+    def _open(self, crawl: dict[str, Any] | None) -> None:
+        """Open and check the journal of the folder this crawl holds (see :meth:`__init__`)."""
+        self.fresh = not self.path.exists()
+        if self.fresh:
+            leftovers = [p.name for p in (self.dir / LOG, self.dir / (DB + "-wal"))
+                         if p.exists()]
+            if leftovers:
+                raise JournalError(f"{self.dir} holds {', '.join(leftovers)} but no {DB}: "
+                                   "the journal is missing; remove the directory to start afresh")
+        self.crawl = crawl
+        # unrecorded: an existing journal that kept no record of what defines its crawl
+        self.unrecorded = False
+        self._db = self._connect()
+        try:
+            with self._readable():
+                self._check_rows()
+            self._check_crawl()
+            self._log_fd = self._open_log()
+        except BaseException:
+            self._db.close()
+            raise
 
     def _create(self) -> None:
         """Make an empty journal atomically: built beside, then renamed into place, so a kill
@@ -527,7 +582,7 @@ class Journal:
 
     def close(self) -> None:
         """Commit what is queued, mark the session clean (its crawl stopped, nothing in
-        flight), and close. Idempotent."""
+        flight), close, and release the folder's lock (last). Idempotent."""
         self._stop.set()
         if self._flusher is not None:
             self._flusher.join()
@@ -542,6 +597,9 @@ class Journal:
         if self._log_fd >= 0:
             os.close(self._log_fd)
             self._log_fd = -1
+        if self._lock_fd >= 0:
+            release_folder(self._lock_fd)
+            self._lock_fd = -1
 
     def _check(self) -> None:
         """Assert the invariant: at most ``commit_every`` records uncommitted."""
