@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -258,3 +260,102 @@ def test_a_script_full_of_assignments_is_not_a_crowded_tag():
     body = b"<html><script>if(i<n){" + script + b"}</script><a href='/after'>a</a></html>"
     links = extract.extract_lxml(body, "http://a.test/")
     assert links == ["http://a.test/after"] and not links.crowded
+
+
+# -- which encoding: the header's charset wins over a <meta> (extract.html_encoding) ----------
+
+def _declared_page(label: str, form: str, links: int = 20) -> bytes:
+    """An ASCII page of ``links`` links whose ``<meta>`` declares ``label`` (``form``: the
+    ``charset`` attribute or the ``http-equiv`` one)."""
+    meta = (f'<meta charset="{label}">' if form == "charset" else
+            f'<meta http-equiv="Content-Type" content="text/html; charset={label}">')
+    anchors = "".join(f'<a href="/p{i}.html">page {i}</a>' for i in range(links))
+    return (f"<!doctype html><html><head>{meta}<title>t</title></head>"
+            f"<body>{anchors}</body></html>").encode()
+
+
+EVERY_LINK = [f"http://site.test/p{i}.html" for i in range(20)]
+
+
+@pytest.mark.parametrize("extractor", ["lxml", "bs4"])
+@pytest.mark.parametrize("form", ["charset", "http-equiv"])
+@pytest.mark.parametrize("label", ["utf-16", "UTF-16LE", "utf-16be", "utf-32", "utf-7"])
+@pytest.mark.parametrize("header", ["utf-8", None])
+def test_a_meta_declaring_a_wide_unicode_form_or_utf7_keeps_every_link(extractor, form, label,
+                                                                       header):
+    """Served as ``text/html; charset=utf-8`` (the header wins), or with no charset (such a
+    meta means UTF-8): every link, none counted as cut. Both parsers lost them all."""
+    links = get_extractor(extractor)(_declared_page(label, form), URL, header)
+    assert links == EVERY_LINK
+    assert not links.truncated
+
+
+@pytest.mark.parametrize("extractor", ["lxml", "bs4"])
+@pytest.mark.parametrize("label", ["bogus", "utf-32", "x-user-defined"])
+def test_an_encoding_name_the_parser_does_not_take_is_not_counted_as_a_cut(extractor, label):
+    """No link lost, so no ``parse_truncated``: libxml2's 'unsupported encoding' stops nothing."""
+    links = get_extractor(extractor)(_declared_page(label, "charset"), URL)
+    assert links == EVERY_LINK
+    assert not links.truncated
+
+
+@pytest.mark.parametrize("extractor", ["lxml", "bs4"])
+def test_the_header_charset_wins_over_the_meta(extractor):
+    """A UTF-8 href on a page whose meta says windows-1252, served as UTF-8: read as UTF-8
+    (the meta alone read it as 'Ã©')."""
+    body = ('<html><head><meta charset="windows-1252"></head><body>'
+            '<a href="/caf\u00e9.html">x</a></body></html>').encode()
+    extract_ = get_extractor(extractor)
+    assert extract_(body, URL, "utf-8") == ["http://site.test/caf%C3%A9.html"]
+    assert extract_(body, URL, '"UTF-8"') == ["http://site.test/caf%C3%A9.html"]
+    assert extract_(body, URL) == ["http://site.test/caf%C3%83%C2%A9.html"]  # the meta's
+    assert extract_(body, URL, "bogus") == ["http://site.test/caf%C3%83%C2%A9.html"]
+    assert extract_(body, URL, "utf-16") == ["http://site.test/caf%C3%83%C2%A9.html"]
+
+
+def test_html_encoding_follows_the_standard():
+    meta16 = _declared_page("utf-16", "charset")
+    assert extract.html_encoding(meta16, "UTF-8") == "utf-8"
+    assert extract.html_encoding(meta16) == "utf-8"
+    assert extract.html_encoding(_declared_page("x-user-defined", "charset")) == "windows-1252"
+    assert extract.html_encoding(_declared_page("bogus", "charset")) is None
+    assert extract.html_encoding(b"\xef\xbb\xbf" + meta16, "latin1") is None  # the BOM first
+    assert extract.html_encoding(meta16, "shift_jis") == "shift_jis"
+
+
+@pytest.mark.parametrize("parser", ["lxml", "bs4"])
+@pytest.mark.parametrize("label", ["utf-16", "utf-32", "utf-7", "bogus"])
+def test_a_served_page_with_such_a_meta_keeps_its_links_and_counts_nothing(parser, label):
+    """Through the HTTP fetcher, from a server on 127.0.0.1 that sends
+    ``Content-Type: text/html; charset=utf-8``: the header's charset reaches the extractor."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from crawlers.page.fetch import HttpFetcher
+
+    body = _declared_page(label, "charset")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Handler) as httpd:
+        served = threading.Thread(target=httpd.serve_forever, daemon=True)
+        served.start()
+        try:
+            site = f"http://127.0.0.1:{httpd.server_address[1]}"
+            with HttpFetcher(timeout=(5.0, 5.0), parser=parser) as fetcher:
+                result = fetcher.fetch(site + "/index.html")
+                counted = fetcher.counters.as_dict()
+        finally:
+            httpd.shutdown()
+            served.join(timeout=30)
+    assert result.ok, result
+    assert result.links == [f"{site}/p{i}.html" for i in range(20)]
+    assert counted["parse_truncated"] == 0 and counted["parse_failed"] == 0, counted

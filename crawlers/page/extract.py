@@ -1,11 +1,19 @@
 """Link extractors: from an HTML body to the absolute, normalized links it contains.
 
-An extractor is a function ``(body: bytes, url: str) -> list[str]`` returning the
-``href`` of every ``<a>`` and ``<area>``, resolved against the document URL or its
-``<base href>``, passed through :func:`crawlers.page.urls.normalize` (rejected schemes
-dropped) and deduplicated in page order. It raises :class:`MalformedPage` when the body
-is not an HTML document at all (empty, or binary: NUL bytes); sloppy HTML is not an
-error, both parsers repair it the way browsers do.
+An extractor is a function ``(body: bytes, url: str, charset: str | None = None) ->
+list[str]`` returning the ``href`` of every ``<a>`` and ``<area>``, resolved against the
+document URL or its ``<base href>``, passed through :func:`crawlers.page.urls.normalize`
+(rejected schemes dropped) and deduplicated in page order. It raises :class:`MalformedPage`
+when the body is not an HTML document at all (empty, or binary: NUL bytes); sloppy HTML is not
+an error, both parsers repair it the way browsers do.
+
+**Which encoding** (:func:`html_encoding`, as the HTML standard's encoding sniffing has it):
+a byte-order mark first, then the transport layer's ``charset`` (the HTTP ``Content-Type``
+header's, which the fetcher passes), and only then a ``<meta>`` declaration in the first KiB.
+A meta that declares UTF-16 is read as UTF-8 (the standard's rule: the declaration was itself
+read as ASCII bytes, so the page is not UTF-16), and so is one declaring UTF-32 or UTF-7, which
+are not encodings of the standard. Left to themselves both parsers believed such a meta and
+lost every link of the page, even when the header said ``utf-8``.
 
 Why two extractors (measured in ``labs/lab_extractors.py``):
 
@@ -25,6 +33,7 @@ All functions here are thread-safe: the only shared state is the LRU cache of
 
 from __future__ import annotations
 
+import codecs
 import functools
 import re
 import threading
@@ -37,7 +46,8 @@ import lxml.html
 
 from crawlers.page.urls import normalize
 
-Extractor = Callable[[bytes, str], list[str]]
+#: ``extract(body, url, charset=None)``: ``charset`` is the transport layer's (HTTP header).
+Extractor = Callable[..., list[str]]
 
 #: Elements whose ``href`` is a link to follow (same choice as Scrapy's LinkExtractor).
 LINK_TAGS = ("a", "area")
@@ -55,6 +65,55 @@ def check_html(body: bytes) -> None:
         raise MalformedPage("empty document")
     if b"\x00" in body[:_SNIFF_BYTES]:
         raise MalformedPage("binary content")
+
+
+#: Encodings a page whose bytes passed :func:`check_html` cannot be in (a wide Unicode form
+#: has NUL bytes in ASCII text) or that the HTML standard forbids (UTF-7): a ``<meta>`` naming
+#: one is read as UTF-8, a header naming one is ignored. Compared by Python's codec name.
+_NOT_DECLARABLE = frozenset({"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le",
+                             "utf-32-be", "utf-7"})
+_META_CHARSET = re.compile(rb"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([^\s\"'>;/]*)", re.IGNORECASE)
+_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _codec(label: str) -> str | None:
+    """Python's name of the encoding ``label`` (``"utf-16"`` for ``"UTF16"``), or None if
+    neither Python nor libxml2 know it (bs4 decodes with Python's codecs, lxml with
+    libxml2's); ``x-user-defined`` is ``windows-1252``, as the standard says. O(1)."""
+    label = label.strip().strip("\"'").strip().lower()
+    if label == "x-user-defined":
+        return "cp1252"
+    if not label or not label.isascii():
+        return None
+    try:
+        name = codecs.lookup(label).name
+        _thread_parser(label)  # LookupError if libxml2 does not know the label
+    except LookupError:
+        return None
+    return name
+
+
+def html_encoding(body: bytes, charset: str | None = None) -> str | None:
+    """The encoding to read ``body`` in, given the transport layer's ``charset`` (the HTTP
+    header's), as a label both parsers know; None: the parser finds it itself (a byte-order
+    mark, no declaration, or one in an encoding it reads as declared). See the module
+    docstring: a header's encoding wins over a ``<meta>``, and a meta declaring a wide
+    Unicode form or UTF-7 means UTF-8. O(1 KiB)."""
+    if body.startswith(_BOMS):
+        return None
+    if charset is not None:
+        name = _codec(charset)
+        if name is not None and name not in _NOT_DECLARABLE:
+            return charset.strip().strip("\"'").strip().lower()
+    for match in _META_CHARSET.finditer(body[:_SNIFF_BYTES]):
+        name = _codec(match.group(1).decode("ascii", "replace"))
+        if name in _NOT_DECLARABLE:
+            return "utf-8"
+        if name == "cp1252":
+            return "windows-1252"
+        if name is not None:
+            return None  # the parser reads the page in it, as declared
+    return None
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -212,8 +271,8 @@ class Links(list):
     """The links of a page (a list), and how many distinct hrefs were dropped: ``dropped``
     in all (not http(s), or not a URL), ``odd_hosts`` of them for a host that is not plain
     ASCII yet maps onto an IP address (see :func:`crawlers.page.urls.normalize`);
-    ``truncated``: the parser stopped early (markup nested too deep), links after that point
-    are missing."""
+    ``truncated``: the parser stopped early (markup nested too deep, or bytes invalid in the
+    page's encoding), links after that point are missing."""
 
     dropped = 0
     odd_hosts = 0
@@ -232,24 +291,41 @@ def _odd_host(href: str) -> bool:
 
 
 _per_thread = threading.local()
+_MAX_PARSERS = 16  # parsers a thread keeps, one per encoding it was asked for
 
 
-def _thread_parser() -> lxml.html.HTMLParser:
-    """This thread's own HTML parser (made on first use), so lxml can parse without the GIL.
+def _thread_parser(encoding: str | None = None) -> lxml.html.HTMLParser:
+    """This thread's own HTML parser (made on first use), so lxml can parse without the GIL;
+    one per ``encoding`` (None: the parser finds it in the page), since libxml2 fixes it when
+    the parser is made; an explicit one overrides the page's ``<meta>``. ``LookupError`` for
+    an encoding libxml2 does not know. At most :data:`_MAX_PARSERS` are kept per thread.
 
     ``huge_tree``: libxml2 then nests up to 2048 elements deep instead of 256 (a page nesting
     300 ``div`` lost every link after them); the body is already bounded by the fetcher's size
     cap, which is what the default limit guards against."""
-    parser = getattr(_per_thread, "parser", None)
+    parsers = getattr(_per_thread, "parsers", None)
+    if parsers is None:
+        parsers = _per_thread.parsers = {}
+    parser = parsers.get(encoding)
     if parser is None:
-        parser = _per_thread.parser = lxml.html.HTMLParser(collect_ids=False, huge_tree=True)
+        parser = lxml.html.HTMLParser(collect_ids=False, huge_tree=True, encoding=encoding)
+        if len(parsers) >= _MAX_PARSERS:
+            parsers.clear()
+        parsers[encoding] = parser
     return parser
 
 
+#: libxml2's fatal error for a ``<meta>`` naming an encoding it does not know: it goes on
+#: reading the page in its default encoding, so no link is lost.
+_UNSUPPORTED_ENCODING = lxml.etree.ErrorTypes.ERR_UNSUPPORTED_ENCODING
+
+
 def _cut_short(parser: lxml.html.HTMLParser) -> bool:
-    """Whether the parser's last run stopped at a resource limit (nesting too deep): the
-    links after that point are not in the tree."""
-    return any(e.level == lxml.etree.ErrorLevels.FATAL for e in parser.error_log)
+    """Whether the parser's last run stopped early, at a resource limit (nesting too deep) or
+    at bytes invalid in the page's encoding: the links after that point are not in the tree.
+    An unknown encoding's name is not one of these (nothing stops)."""
+    return any(e.level == lxml.etree.ErrorLevels.FATAL and e.type != _UNSUPPORTED_ENCODING
+               for e in parser.error_log)
 
 
 #: The most attributes a tag may have for lxml to parse its page: libxml2 checks each new
@@ -275,15 +351,16 @@ def crowded(body: bytes) -> bool:
     return False
 
 
-def extract_lxml(body: bytes, url: str) -> list[str]:
-    """Links of ``body`` with one ``lxml.html`` parse in C, then the hrefs. O(len(body)); a
-    :func:`crowded` page goes to :func:`extract_bs4` (``crowded`` set on the links)."""
+def extract_lxml(body: bytes, url: str, charset: str | None = None) -> list[str]:
+    """Links of ``body`` with one ``lxml.html`` parse in C, then the hrefs; ``charset`` is the
+    transport layer's (see :func:`html_encoding`). O(len(body)); a :func:`crowded` page goes
+    to :func:`extract_bs4` (``crowded`` set on the links)."""
     check_html(body)
     if crowded(body):
-        links = extract_bs4(body, url)
+        links = extract_bs4(body, url, charset)
         links.crowded = True
         return links
-    parser = _thread_parser()
+    parser = _thread_parser(html_encoding(body, charset))
     try:
         root = lxml.html.document_fromstring(body, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
@@ -298,24 +375,25 @@ def extract_lxml(body: bytes, url: str) -> list[str]:
     return links
 
 
-def _soup(body: bytes):  # noqa: ANN202 - bs4 is an optional-looking heavy import
+def _soup(body: bytes, charset: str | None = None):  # noqa: ANN202 - a heavy import
     from bs4 import BeautifulSoup
 
-    return BeautifulSoup(body, "lxml")
+    return BeautifulSoup(body, "lxml", from_encoding=html_encoding(body, charset))
 
 
-def extract_bs4(body: bytes, url: str) -> list[str]:
-    """Links of ``body`` with BeautifulSoup on the lxml builder. O(len(body)), but with a
-    Python callback per element (holds the GIL: see the module docstring)."""
+def extract_bs4(body: bytes, url: str, charset: str | None = None) -> list[str]:
+    """Links of ``body`` with BeautifulSoup on the lxml builder; ``charset`` is the transport
+    layer's (see :func:`html_encoding`). O(len(body)), but with a Python callback per element
+    (holds the GIL: see the module docstring)."""
     check_html(body)
-    soup = _soup(body)
+    soup = _soup(body, charset)
     base = soup.find("base", href=True)
     base_href = base.get("href") if base is not None else None
     links = soup.find_all(LINK_TAGS, href=True)
     return resolve_links((a.get("href") for a in links), url, base_href)
 
 
-def extract_scrapy(body: bytes, url: str) -> list[str]:
+def extract_scrapy(body: bytes, url: str, charset: str | None = None) -> list[str]:
     """Links of ``body`` with Scrapy's ``LinkExtractor`` (for comparison only).
 
     Requires scrapy (not a dependency of crawlab): raises ImportError without it.
@@ -325,7 +403,8 @@ def extract_scrapy(body: bytes, url: str) -> list[str]:
     from scrapy.http import HtmlResponse
     from scrapy.linkextractors import LinkExtractor
 
-    response = HtmlResponse(url=url, body=body, encoding="utf-8")
+    response = HtmlResponse(url=url, body=body,
+                            encoding=html_encoding(body, charset) or "utf-8")
     links = LinkExtractor(tags=LINK_TAGS, attrs=("href",), deny_extensions=[]).extract_links(
         response)
     return resolve_links((link.url for link in links), url, None)
