@@ -5,9 +5,10 @@ Paths:
 
 * ``/drip``: headers at once, then a byte every ``interval`` seconds, for ever;
 * ``/drip-head``: the status line itself, a byte every ``interval`` seconds;
-* ``/to?URL``: a redirect to URL;
-* ``/robots.txt``: as ``robots`` says: ``"404"``, ``"429"``, ``"500"``, ``"503"``, ``"drip"`` (a byte
-  every ``interval`` s), ``"drip-once"`` (drips the first time, then ``Disallow: /no/``),
+* ``/to?URL``: a redirect to URL; ``/to-cafe``: a redirect to ``/café/``, its ``Location``
+  in UTF-8 bytes;
+* ``/robots.txt``: as ``robots`` says: ``"404"``, ``"429"``, ``"500"``, ``"503"``, ``"drip"``
+  (a byte every ``interval`` s), ``"drip-once"`` (drips the first time, then ``Disallow: /no/``),
   ``"503-once"`` (503 the first time, then ``Disallow: /no/``) or ``"disallow-all"``
   (``Disallow: /``); anything else: ``Disallow: /no/``;
 * ``/cal/N``: a calendar without end whose every day is linked twice (``/cal/N`` links to
@@ -72,6 +73,8 @@ class HostileServer:
                     self._drip(b"<html><body>" + b" " * 100_000, head=False)
                 elif path == "/robots.txt":
                     self._robots(n)
+                elif path == "/to-cafe":  # UTF-8 bytes, sent as http.server sends (Latin-1)
+                    self._redirect("/café/".encode().decode("latin-1"))
                 elif path == "/to":  # /to?URL redirects to URL
                     self.send_response(302)
                     self.send_header("Location", self.path.split("?", 1)[1])

@@ -114,6 +114,14 @@ def test_cut_all_ends_the_fetches_in_flight_and_every_later_one():
     assert f.fetches_cut == 4
 
 
+def test_a_location_sent_in_utf8_is_followed_as_the_server_meant_it():
+    """A Location of UTF-8 bytes was read as Latin-1: /café/ became /caf%C3%83%C2%A9/."""
+    with HostileServer() as srv, HttpFetcher() as f:
+        result = f.fetch(srv.url + "/to-cafe")
+        assert result.final_url == srv.url + "/caf%C3%A9/"
+        assert srv.counts["/caf%C3%A9/"] == 1
+
+
 def test_retry_after_parses_seconds_and_dates():
     assert retry_after("3600") == 3600.0
     assert retry_after("Wed, 25 Nov 2026 08:00:10 GMT", now=1795593600.0) == 10.0

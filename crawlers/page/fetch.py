@@ -98,6 +98,19 @@ class Fetcher(Protocol):
         when nothing was received. Never raises for the web's misbehaviour."""
 
 
+def _location(raw: str | None) -> str | None:
+    """A ``Location`` header as the server meant it: HTTP headers are read as Latin-1, so a
+    server that sends a UTF-8 URL (``/café/``) gives ``/cafÃ©/``; as browsers do, bytes that
+    are valid UTF-8 are read as UTF-8 (then percent-encoded by normalization), any other as
+    they came."""
+    if raw is None or raw.isascii():
+        return raw
+    try:
+        return raw.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return raw
+
+
 def media_type(content_type: str | None) -> str:
     """``"text/html"`` from ``"Text/HTML; charset=utf-8"``; ``""`` for None."""
     return (content_type or "").split(";", 1)[0].strip().lower()
@@ -373,7 +386,7 @@ class HttpFetcher:
                 continue
             if response.status_code not in REDIRECT_STATUSES:
                 return response
-            location = response.headers.get("Location")
+            location = _location(response.headers.get("Location"))
             _discard(response)
             if location is None:
                 return response

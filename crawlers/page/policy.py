@@ -106,7 +106,9 @@ MAY_BE_ZERO = frozenset({"max_redirects", "max_retries", "max_segment_repeats",
 #: Every limit of :class:`Policy`, in the order of the book's table and ``--help``.
 LIMITS: tuple[Limit, ...] = (
     Limit("fetch_seconds", "s", "a fetch (connection, headers, body, redirects) still running "
-          "this long after it started is cut, however fast its bytes trickle in"),
+          "this long after it started is cut, however fast its bytes trickle in; the "
+          "politeness waits before each hop and retry (a site's Crawl-delay, its Retry-After) "
+          "are the crawl's, not the server's, and are not counted"),
     Limit("max_bytes", "bytes", "a body larger than this (declared, streamed, or once "
           "inflated from gzip/deflate) is cut and not parsed"),
     Limit("max_redirects", "hops", "a redirect chain longer than this is given up; a chain "
