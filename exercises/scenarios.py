@@ -31,6 +31,11 @@ close) with the properties those do not look at:
   the URLs it added: both sleep for ever);
 * ``get-many-wakes`` -- full (capacity 2), P1 and P2 wait for room, C takes two with one
   ``get_many``: both putters get in (``notify`` instead of ``notify(n)``/``notify_all``);
+* ``get-then-get-many`` -- full (capacity 2), P1 and P2 wait for room, C takes one with
+  ``get`` and one more with ``get_many(1)``: both putters get in (a ``get_many`` that wakes
+  putters only when it found the frontier full: the ``get`` made room and woke P1, which has
+  not run yet, so the ``get_many`` finds room already and wakes nobody, and P2 sleeps on
+  beside that room). C never blocks: the schedule that shows it needs no preemption;
 * ``close-wakes-getters`` / ``close-wakes-putters`` -- two threads wait (empty / full), X
   closes: both wake, with ``None`` / ``Closed`` (``notify`` instead of ``notify_all``);
 * ``put-then-close`` / ``get-then-close`` -- two threads wait (empty / full), then one thread
@@ -109,6 +114,14 @@ def _gets(n: int) -> Callable[[World, str], None]:
         for _ in range(n):
             _get(world, me)
     return body
+
+
+def _then(*bodies: Callable[[World, str], None]) -> Callable[[World, str], None]:
+    """Each of ``bodies`` in turn, in one thread."""
+    def seq(world: World, me: str) -> None:
+        for body in bodies:
+            body(world, me)
+    return seq
 
 
 def _then_close(body: Callable[[World, str], None]) -> Callable[[World, str], None]:
@@ -263,6 +276,10 @@ _ANNOUNCE_FIRST = ("put_many waited for room with URLs it had added but not anno
                    "before a batch waits, the getters must be woken for what it already put "
                    "in (notify as each URL goes in, or before every wait), or they sleep "
                    "beside it")
+_GET_MANY_EDGE = ("the get made room and woke one putter, which had not run yet, and the "
+                  "get_many after it, finding room already, woke nobody: taking n URLs must "
+                  "wake n putters whatever was inside before (notify(n) whenever n > 0, not "
+                  "only when the frontier was full)")
 _CLOSE_WAKES_ALL = ("the frontier was closed, and close() must wake every waiting thread, "
                     "whatever is inside (notify_all, always)")
 _ONE_CONDITION = ("a wake-up meant for one side went to the other (the get that made room "
@@ -325,6 +342,12 @@ SCENARIOS: dict[str, Scenario] = {
                  "both putters get in; each URL once",
                  (("P1", _put("p1")), ("P2", _put("p2")), ("C", _get_many(2))),
                  capacity=2, prepare=_full("u0", "u1"), applies=_bounded, check=_wakes),
+        Scenario("get-then-get-many", "full (u0, u1; capacity 2); P1 and P2 wait; C takes "
+                 "one with get, then one with get_many(1)", "both putters get in: nobody "
+                 "sleeps out its patience; each URL once",
+                 (("P1", _put("p1")), ("P2", _put("p2")), ("C", _then(_get, _get_many(1)))),
+                 capacity=2, prepare=_full("u0", "u1"), applies=_bounded,
+                 check=_nobody_waited_out(_GET_MANY_EDGE)),
         Scenario("close-wakes-getters", "C1 and C2 wait on an empty frontier; X closes",
                  "both gets return None", (("C1", _get), ("C2", _get), ("X", _close)),
                  capacity=2, prepare=_none, applies=_bounded, check=_all(None)),

@@ -211,7 +211,14 @@ def test_a_wait_that_says_timed_out_is_not_taken_at_its_word(graded, op):
     frontier, woken by a put, still takes the URL, and ``put(timeout=5)`` on a full one, woken
     by a get, still puts. A wait loop that raises Empty (Full) on ``False`` without looking at
     the frontier again loses that wake-up: the URL (the room) stays, and the thread it was for
-    sleeps on."""
+    sleeps on.
+
+    Then, with nothing injected any more, one more lone sleeper: a ``get()`` on the empty
+    frontier (a ``put`` on the full one) and one put (get) for it, which must wake it within a
+    bounded join. A monitor that notifies only while a count of sleepers says someone sleeps,
+    and whose waiter takes *itself* off that count when its wait says False, counts the first
+    sleeper off twice (the notifier took it off already): the count stays one too low, and the
+    next lone sleeper is never notified (it sleeps beside the URL, or the room, until close)."""
     from tests.helpers import (
         asleep,
         join_all,
@@ -245,6 +252,36 @@ def test_a_wait_that_says_timed_out_is_not_taken_at_its_word(graded, op):
         f"{'URL' if op == 'get' else 'room'}, ended with {ended[0]!r}: a wait that returns False "
         "may have been notified all the same (its timeout ran out while the notifier held the "
         "lock); look at the frontier again before raising")
+
+    # The next lone sleeper: untimed, so that only a notify (or close) can end it.
+    later = []
+
+    def second() -> None:
+        try:
+            later.append(f.get() if op == "get" else f.put("w") or "ok")
+        except Exception as e:  # noqa: BLE001 - Closed, if only close() ended it
+            later.append(e)
+
+    t2 = start_thread(second)
+    wait_until(lambda: not t2.is_alive() or asleep(t2), timeout=5,
+               what=f"a second {op} to wait")
+    took = f.put("u2") if op == "get" else f.get()
+    t2.join(5)  # woken at once by a monitor that notifies; 5 s is a lost wake-up, not a delay
+    woken, inside = not t2.is_alive(), len(f)
+    f.close()  # frees a sleeper nobody woke
+    join_all([t2], timeout=10)
+    assert woken, (
+        f"after that wake-up, a lone {op}() slept on the {'empty' if op == 'get' else 'full'} "
+        f"frontier and a {'put' if op == 'get' else 'get'} made its "
+        f"{'URL' if op == 'get' else 'room'} ({inside} inside, capacity 1), but it was still "
+        "asleep 5 s later: the notify never came. A count of sleepers that decides whether to "
+        "notify was decremented twice for the waiter whose wait said False (by the notifier "
+        "that picked it, and by the waiter itself): notify unconditionally, or leave the "
+        "count to one side only")
+    assert later == (["u2"] if op == "get" else ["ok"]), (
+        f"the second {op}() ended with {later!r}")
+    if op == "put":
+        assert took == "v", f"the get that made room took {took!r}, not v (FIFO)"
 
 
 @pytest.mark.parametrize("op", ["get", "put"])
