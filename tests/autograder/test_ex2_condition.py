@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import pytest
 
@@ -144,12 +144,10 @@ def test_never_calls_a_threading_condition_event_or_barrier(mod):
                       "from threading.Condition/Event/Barrier")
 
 
-def test_a_notify_that_picks_a_waiter_as_it_times_out_is_not_lost(mod):
-    """A waiter whose timeout ran out while the notifier held the monitor, and whom the
-    notifier then picked, was notified: its ``wait`` returns True (returning False loses
-    that notify, as no other waiter got it)."""
-    m = mod.Monitor()
-    cond = mod.SemCondition(m)
+def _picked_as_it_times_out(m, cond) -> list:
+    """A waiter waits 0.2 s; the notifier enters the monitor, holds it until the waiter's
+    timeout has run out (the waiter then waits for the monitor, still queued), and notifies:
+    that notify picks it. The waiter's answers (one, once it has left)."""
     answer = []
 
     def waiter():
@@ -163,9 +161,83 @@ def test_a_notify_that_picks_a_waiter_as_it_times_out_is_not_lost(mod):
                    what="the waiter's timeout to run out (it then waits for the monitor)")
         cond.notify()  # it is still queued: this notify picks it
     join_all([t], timeout=5)
+    return answer
+
+
+def test_a_notify_that_picks_a_waiter_as_it_times_out_is_not_lost(mod):
+    """A waiter whose timeout ran out while the notifier held the monitor, and whom the
+    notifier then picked, was notified: its ``wait`` returns True (returning False loses
+    that notify, as no other waiter got it)."""
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    answer = _picked_as_it_times_out(m, cond)
     assert answer == [True], (
         "a waiter picked by notify() as its timeout ran out returned False: that notify "
         "was lost (nobody else was woken)")
+
+
+def test_the_condition_counts_wake_ups_right_after_a_notify_picked_a_waiter_timing_out(mod):
+    """After a notify picked waiter A as A's timeout ran out, the same condition is used on:
+    B, C and D wait (none may return, nobody notified them), ``notify(2)`` wakes two of them;
+    E and F wait, ``notify()`` wakes one of the three asleep, ``notify_all()`` the other two;
+    G waits and ``notify()`` wakes it. Each wake-up must reach a waiter asleep. The notify
+    that picked A is A's alone: left in A's place or semaphore (a semaphore pooled for reuse
+    with that permit still in it) it lets a later waiter pass un-notified, and leaves a spent
+    place in the queue that a later ``notify(2)`` wakes instead of a waiter (a lost
+    wake-up)."""
+    m = mod.Monitor()
+    cond = mod.SemCondition(m)
+    _picked_as_it_times_out(m, cond)  # its answer is the check above's
+    answers: dict[str, bool] = {}
+    threads: dict[str, threading.Thread] = {}
+    try:
+        def waits(name: str) -> None:
+            """``name`` starts waiting (10 s); it must fall asleep on the condition."""
+            threads[name] = t = _waiter(m, cond, answers, name, 10)
+            wait_until(lambda: not t.is_alive() or _asleep_on_the_condition(t, m), timeout=5,
+                       what=f"{name} falling asleep in wait()")
+            assert t.is_alive(), (
+                f"{name}'s wait returned {answers.get(name)!r} at once with nobody notifying "
+                "it, after a notify had picked waiter A as its timeout ran out: that notify "
+                "was still there (in A's place or semaphore) and woke a later waiter")
+
+        def wakes(call: str, n: int) -> None:
+            """``call`` (``"notify()"``, ``"notify(2)"``, ``"notify_all()"``), made inside the
+            monitor, must wake ``n`` of the waiters asleep."""
+            sleeping = [name for name, t in threads.items() if t.is_alive()]
+            with entered(m):
+                {"notify()": cond.notify, "notify(2)": lambda: cond.notify(2),
+                 "notify_all()": cond.notify_all}[call]()
+
+            def woken() -> list[str]:
+                return [name for name in sleeping if not threads[name].is_alive()]
+
+            with suppress(AssertionError):  # too few woken within 5 s: said just below
+                wait_until(lambda: len(woken()) >= n, timeout=5)
+            awake = [name for name in sleeping if threads[name].is_alive()
+                     and not _asleep_on_the_condition(threads[name], m)]
+            assert len(woken()) == n and not awake, (
+                f"{call} woke {len(woken()) + len(awake)} of the {len(sleeping)} waiters "
+                f"asleep ({', '.join(sleeping)}), not {n}, after a notify had picked a "
+                "waiter as its timeout ran out" + (
+                    " (a lost wake-up: it went to a spent place in the queue)"
+                    if len(woken()) + len(awake) < n else ""))
+            assert all(answers[name] is True for name in woken()), (
+                f"a waiter woken by {call} returned False: {answers}")
+
+        for name in "BCD":
+            waits(name)
+        wakes("notify(2)", 2)
+        for name in "EF":
+            waits(name)
+        wakes("notify()", 1)
+        wakes("notify_all()", 2)
+        waits("G")
+        wakes("notify()", 1)
+    finally:
+        with entered(m):  # whatever failed, nobody is left asleep for 10 s
+            cond.notify_all()
+    join_all(list(threads.values()), timeout=5)
 
 
 def test_notify_with_nobody_waiting_is_not_remembered(mod):

@@ -204,14 +204,16 @@ WINDOWS = ["get-took", "took-will_put", "will_put-put", "put-finished"]
 
 
 def held_back(Detector, window: str, looks: int = 5_000,  # noqa: N803 (a class)
-              idle_first: bool = False) -> None:
+              idle_first: bool = False, seconds: float = 0.0, cap: float = 10.0) -> None:
     """Robot A takes the seed and is held at ``window`` of its loop (an event, not a sleep)
     until robot B has asked ``is_over()`` ``looks`` times (taking without waiting between two
     looks, and saying ``idle`` when there was nothing); B must never hear "over" meanwhile. A
     detector that guesses (looks, waits, looks again, or counts quiet looks) hears it here.
     ``idle_first``: robot A said ``idle`` once before its ``get`` (its previous get timed out
     just before the seed went in), so that a detector reading "every robot said idle" as
-    "over" hears it too."""
+    "over" hears it too. ``seconds``: B also asks for at least that long (a detector that
+    guesses after a quiet time hears "over" too); ``cap``: B stops after that long whatever
+    it counted (a slow detector is asked fewer times; A is held 20 s at most)."""
     f = frontier.create("coarse")
     det = Detector(2, f)
     det.will_put(1)
@@ -239,16 +241,20 @@ def held_back(Detector, window: str, looks: int = 5_000,  # noqa: N803 (a class)
 
     def robot_b() -> None:
         nonlocal asked
+        start = time.monotonic()
         while not enough.is_set():
             if det.is_over():
                 wrong.append(f"is_over() said True while robot 0 was held between "
-                             f"{window.replace('-', '() and ')}() with page 0")
+                             f"{window.replace('-', '() and ')}() with page 0 (robot 1's "
+                             f"look {asked + 1:,}, {time.monotonic() - start:.2f} s in)")
                 enough.set()
                 return
             asked += 1
-            if asked >= looks:
-                enough.set()
-                return
+            if asked >= looks or asked % 1024 == 0:  # the clock read only now and then
+                spent = time.monotonic() - start
+                if (asked >= looks and spent >= seconds) or spent >= cap:
+                    enough.set()
+                    return
             got = f.get_many(1)
             if not got:
                 det.idle(1)
@@ -276,6 +282,15 @@ def test_a_robot_that_was_idle_held_back_never_reads_as_over(Detector, window):
     """The same, robot A having said ``idle`` before it took the seed: idleness is not
     termination while a robot holds a URL (it may have got one since it said idle)."""
     held_back(Detector, window, idle_first=True)
+
+
+def test_a_robot_held_back_a_million_looks_never_reads_as_over(Detector):
+    """A robot fetching one slow page: robot A is held between ``took`` and ``will_put`` while
+    robot B asks ``is_over()`` 1,000,000 times and for at least a second (the reference takes
+    about a second here; B stops after 10 s whatever it counted). A detector that says "over"
+    after many quiet looks (a count of looks with no ``will_put``/``took``/``finished``
+    between them) or after a quiet while hears it here, where 5,000 looks were too few."""
+    held_back(Detector, "took-will_put", looks=1_000_000, seconds=1.0)
 
 
 def test_explored_no_schedule_reads_as_over_while_work_is_left(Detector):
