@@ -6,6 +6,7 @@ Parametrized over ``frontier.names()``: registering a frontier is enough to have
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 import pytest
@@ -228,6 +229,53 @@ def test_priority_frontiers_reject_bad_priorities(name, bad):
         f.put("x", bad)
     with pytest.raises(ValueError, match="priority"):
         f.put_many([("y", 1.0), ("x", bad)])
+
+
+@pytest.mark.parametrize("odd", [math.nan, math.inf, -math.inf, "high", None],
+                         ids=["nan", "inf", "-inf", "str", "none"])
+def test_fifo_frontiers_accept_and_ignore_any_priority(name, odd):
+    """The contract: "FIFO frontiers accept and ignore the priority". A FIFO put that checks
+    the priority after the URL is in raises with the URL inside, uncounted."""
+    if kind(name).ordering != "fifo":
+        pytest.skip(f"{name} is a priority frontier: it refuses such priorities (above)")
+    f = make(name, capacity=10)
+    f.put("http://a.test/1", odd)
+    f.put_many([("http://a.test/2", 1.0), ("http://a.test/3", odd)])
+    got = [f.get(timeout=5) for _ in range(3)]
+    assert sorted(got) == ["http://a.test/1", "http://a.test/2", "http://a.test/3"]
+    assert (f.stats.puts, f.stats.gets, len(f)) == (3, 3, 0)
+
+
+def test_a_thread_handle_is_the_frontier_for_its_thread(name):
+    """``handle()`` (optional) is a thread's own way in, with the frontier's meaning: what a
+    handle put is in the frontier when put returns (another thread takes it), counted, and a
+    handle's put after close raises Closed. Each handle is used by its own thread only."""
+    f = make(name, capacity=10)
+    put, closed = threading.Barrier(3, timeout=10), threading.Event()
+    after_close: list[object] = []
+
+    def through_a_handle(t: int) -> None:
+        h = frontier.thread_handle(f)
+        for i in range(3):
+            h.put(f"http://t{t}.test/{i}")
+        put.wait()
+        assert closed.wait(10)
+        try:
+            h.put("http://late.test/")
+            after_close.append("accepted")
+        except Exception as exc:  # judged below
+            after_close.append(exc)
+
+    putters = [start_thread(through_a_handle, t) for t in range(2)]
+    put.wait()
+    got = sorted(f.get(timeout=5) for _ in range(6))  # taken by this thread, not the putters
+    assert got == sorted(f"http://t{t}.test/{i}" for t in range(2) for i in range(3))
+    assert (f.stats.puts, f.stats.gets, len(f)) == (6, 6, 0)
+    f.close()
+    closed.set()
+    join_all(putters, timeout=10)
+    assert len(after_close) == 2 and all(isinstance(e, frontier.Closed) for e in after_close), (
+        f"a handle's put after close: {after_close}")
 
 
 def test_check_priority():
