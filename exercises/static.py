@@ -243,6 +243,101 @@ class _Checker(ast.NodeVisitor):
         pass
 
 
+def _constant(node: ast.expr | None) -> bool:
+    """Whether ``node`` makes a value nobody can change: a literal, a name or attribute (the
+    rules above decide what it may name), a tuple or arithmetic of those, or ``object()``."""
+    if node is None or isinstance(node, ast.Constant | ast.Name | ast.Attribute):
+        return True
+    if isinstance(node, ast.Tuple):
+        return all(_constant(e) for e in node.elts)
+    if isinstance(node, ast.UnaryOp):
+        return _constant(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _constant(node.left) and _constant(node.right)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "object" and not node.args and not node.keywords)
+
+
+def _root(node: ast.expr) -> ast.expr:
+    """The expression an attribute or subscript chain starts from (``self`` of self.a[0].b)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node
+
+
+def _state_outside_instances(tree: ast.Module) -> list[tuple[ast.AST, str]]:
+    """Where ``tree`` keeps state outside its objects: a file's state lives in the instances
+    it makes. State that outlives an instance (a module-level list, a class attribute that is
+    counted up, a function's attribute, a mutable default argument, ``global``) lets a file
+    behave one way for the first object a process makes and another for the rest, or count
+    the grader's checks; the grader makes many objects in one process and a crawl one. So:
+
+    * at module and class level, a name is bound only to a value nobody can change
+      (:func:`_constant`; ``__all__`` may be a list of strings), and nothing else is assigned;
+    * in a function, an attribute or item is assigned or deleted only on a name of the
+      function's own (``self``, a local), never on a module-level name or a call's result;
+    * no ``global`` or ``nonlocal``, and default arguments are constants.
+    """
+    found: list[tuple[ast.AST, str]] = []
+    top = {t.id for stmt in tree.body for n in ast.walk(stmt) if isinstance(stmt, ast.Assign |
+           ast.AnnAssign) for t in [n] if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+    top |= {stmt.name for stmt in tree.body if isinstance(stmt, ast.FunctionDef | ast.ClassDef)}
+    top |= {(a.asname or a.name).split(".")[0] for stmt in tree.body
+            if isinstance(stmt, ast.Import | ast.ImportFrom) for a in stmt.names}
+
+    def outside(node: ast.AST) -> None:  # module or class level
+        if isinstance(node, ast.FunctionDef | ast.Lambda):
+            inside(node)
+            return
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if isinstance(node, ast.AugAssign) or len(names) < len(targets):
+                found.append((node, "an assignment at module or class level other than "
+                                    "NAME = constant"))
+            elif names == ["__all__"] and isinstance(node.value, ast.List | ast.Tuple) and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    for e in node.value.elts):
+                pass
+            elif not _constant(node.value):
+                found.append((node, f"{names[0]} is bound to a value that can change, at "
+                                    "module or class level: it would be shared by every "
+                                    "object the file makes (keep state in the instance)"))
+        elif isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx,
+                                                                               ast.Load):
+            found.append((node, "an attribute or item assigned at module or class level"))
+        for child in ast.iter_child_nodes(node):
+            outside(child)
+
+    def inside(fn: ast.FunctionDef | ast.Lambda) -> None:
+        for default in [*fn.args.defaults, *fn.args.kw_defaults]:
+            if default is not None and not _constant(default):
+                found.append((default, "a default argument that can change (shared by every "
+                                       "call): use None and make the value in the call"))
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Global | ast.Nonlocal):
+                found.append((node, f"'{type(node).__name__.lower()}': keep state in the "
+                                    "instance"))
+            elif isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(
+                    node.ctx, ast.Load):
+                root = _root(node)
+                if not isinstance(root, ast.Name) or root.id in top:
+                    shown = root.id if isinstance(root, ast.Name) else "an expression"
+                    found.append((node, f"assigning into {shown}, which is not the function's "
+                                        "own (self or a local): state shared beyond the "
+                                        "instance"))
+            elif node is not fn and isinstance(node, ast.FunctionDef | ast.Lambda):
+                for default in [*node.args.defaults, *node.args.kw_defaults]:
+                    if default is not None and not _constant(default):
+                        found.append((default, "a default argument that can change (shared "
+                                               "by every call): use None and make the value "
+                                               "in the call"))
+
+    for stmt in tree.body:
+        outside(stmt)
+    return found
+
+
 def _kept_safely(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     """Whether the expression ``node`` is used where its value cannot be kept or handed on:
     called, an attribute read on it, a base class, raised, caught, compared, an argument of
@@ -315,6 +410,8 @@ def check_source(path: Path, exercise: Exercise, shown_as: str | None = None) ->
         checker.visit(tree)
     except RecursionError:  # the walk is recursive; so is compiling, in the child
         raise SourceError(f"{shown}: nested too deeply to be checked") from None
+    for node, what in _state_outside_instances(tree):
+        checker.bad(node, f"{what}, in {exercise.key}")
     defined = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     if exercise.obj not in defined:
         raise SourceError(f"{shown}: no class {exercise.obj} at the top level (the exercise "

@@ -98,6 +98,22 @@ REFUSED = {
     "async def f():\n    pass": "'async def' is not allowed",
     "f = lambda __globals__: 1": "'__globals__'",
     "f = lambda eval=1: eval": "name 'eval'",
+    # state kept outside the instances (the sixth reading: the first frontier a process made
+    # ignored its capacity, counted in a module-level list; a crawl makes one, a grading many)
+    "_MADE = [0]": "_MADE is bound to a value that can change",
+    "_SEEN = set()": "_SEEN is bound to a value that can change",
+    "from collections import deque\n_Q = deque()": "_Q is bound to a value that can change",
+    "class C:\n    made = []": "made is bound to a value that can change",
+    "class C:\n    n = 0\n\n    def __init__(self):\n        C.n += 1": "assigning into C",
+    "def f():\n    pass\n\n\ndef g():\n    f.calls = 1": "assigning into f",
+    "def f():\n    pass\n\n\nf.calls = 0": "an assignment at module or class level",
+    "N = 0\n\n\ndef f():\n    global N\n    N += 1": "'global'",
+    "def f():\n    n = 0\n\n    def g():\n        nonlocal n\n        n += 1": "'nonlocal'",
+    "def f(self, seen=[]):\n    seen.append(self)": "a default argument that can change",
+    "def f(self, seen={}):\n    pass": "a default argument that can change",
+    "f = lambda seen=set(): seen": "a default argument that can change",
+    "x = 0\nx += 1": "an assignment at module or class level other than NAME = constant",
+    "if True:\n    _S = {}": "_S is bound to a value that can change",
 }
 if sys.version_info >= (3, 12):  # syntax a 3.11 parser refuses by itself
     REFUSED.update({"type X = int": "the 'type' statement is not allowed",
@@ -113,14 +129,14 @@ def test_the_static_check_refuses(tmp_path, snippet):
 
 ALLOWED = [
     "from collections import deque\nfrom collections.abc import Iterable",
-    "import collections.abc\nx = isinstance(1, collections.abc.Iterable)",
-    "x = threading.Condition(threading.Lock())",
+    "import collections.abc\n\n\ndef f():\n    return isinstance(1, collections.abc.Iterable)",
+    "def f(self):\n    self.c = threading.Condition(threading.Lock())",
     "from frontier.contract import Closed, Empty, Full, FrontierStats, check_r",
     "def f(self):\n    self._lock = threading.Lock()\n    self.stats.puts += 1",
-    "import frontier.contract\nx = frontier.contract.Closed('x')",
+    "import frontier.contract\n\n\ndef f():\n    raise frontier.contract.Closed('x')",
     "def f(w):\n    return w._sem",
     "def __len__(self):\n    return len(self._urls)",
-    "x = sorted(min(1, 2) for _ in range(3))",
+    "def f():\n    return sorted(min(1, 2) for _ in range(3))",
     "import time\n_ = (threading.Lock, time.monotonic)",
     "from frontier.contract import Closed, Empty\n\n\ndef f(x, d):\n"
     "    if isinstance(x, (Closed, Empty)) or x is Closed or d[Closed]:\n"
@@ -130,6 +146,11 @@ ALLOWED = [
     "    self.x: threading.Semaphore = threading.Semaphore(0)",
     "class C(threading.Condition):\n    pass",
     "def f(self, url):\n    return f'{url}: {self._lock!r} {len(self._urls):>4}'",
+    # constants at module and class level, state in the instance and its locals
+    "__all__ = ['BoundedFifo']\n_EMPTY = object()\nLIMIT = 2 ** 10\nPAIR = (1, -2.5, 'x')",
+    "class C:\n    __slots__ = ('url', 'next')\n    name = 'c'\n    bounded: bool = True",
+    "def f(self, url, timeout=None, r=1):\n    node = self._head\n    node.next = url\n"
+    "    self._urls[0] = url\n    self.stats.puts += 1\n    del self._map[url]",
 ]
 
 
