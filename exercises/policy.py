@@ -78,10 +78,11 @@ whose ``case C(__globals__=g)`` reads an attribute written as a bare word; ``asy
 3.12 ``type`` statement and type parameters; whatever a later Python adds) is refused rather
 than passed unread."""
 
-VALUES = frozenset({"Lock", "RLock", "monotonic", "deque", "DEFAULT_CAPACITY",
-                    "check_capacity", "check_r", "check_priority", "annotations"})
-"""Imported names a file may use as values (store, pass, return): functions and immutable
-types or constants, which nobody can change. Every other imported name (a class such as
+VALUES = frozenset({"Lock", "RLock", "monotonic", "deque", "DEFAULT_CAPACITY"})
+"""Imported names a file may use as values (store, pass, return): built-in functions and
+immutable types or constants, which nobody can change (a function written in Python, such as
+``check_r``, and ``__future__.annotations`` take attributes: kept in a local, either could carry
+state from one check to the next, so they may only be called or imported). Every other imported name (a class such as
 ``threading.Condition``, ``Closed`` or ``FrontierStats``, a ``typing`` form) is an object the
 grader's own code in the same process uses too: it may be called, subclassed, raised, caught,
 compared, used in ``isinstance``/``issubclass``, subscripted or written in an annotation, never
