@@ -82,12 +82,12 @@ VALUES = frozenset({"Lock", "RLock", "monotonic", "deque", "DEFAULT_CAPACITY"})
 """Imported names a file may use as values (store, pass, return): built-in functions and
 immutable types or constants, which nobody can change (a function written in Python, such as
 ``check_r``, and ``__future__.annotations`` take attributes: kept in a local, either could carry
-state from one check to the next, so they may only be called or imported). Every other imported name (a class such as
-``threading.Condition``, ``Closed`` or ``FrontierStats``, a ``typing`` form) is an object the
-grader's own code in the same process uses too: it may be called, subclassed, raised, caught,
-compared, used in ``isinstance``/``issubclass``, subscripted or written in an annotation, never
-bound to a name, passed, returned or put in a container (through which ``Condition.wait = ...``
-would change the grader's own threading)."""
+state from one check to the next, so they may only be called or imported). Every other
+imported name (a class such as ``threading.Condition``, ``Closed`` or ``FrontierStats``, a
+``typing`` form) is an object the grader's own code in the same process uses too: it may be
+called, subclassed, raised, caught, compared, used in ``isinstance``/``issubclass``,
+subscripted or written in an annotation, never bound to a name, passed, returned or put in a
+container (through which ``Condition.wait = ...`` would change the grader's own threading)."""
 
 _TYPING = ("Any Optional Union Iterable Iterator Callable Generic TypeVar ClassVar Deque "
            "List Dict Tuple Set").split()
