@@ -123,7 +123,28 @@ def test_uninterrupted_crawl_fetches_each_page_once_and_a_rerun_fetches_nothing(
     assert first["coverage"] == 1.0 and first["coverage_basis"] == "discovered"
     assert twice == once  # the finished crawl is not fetched again
     assert again["resumed"] == PAGES and again["unique_pages"] == PAGES
-    assert again["refetched"] == 0 and again["refetch_bound"] == 0
+    # a session that ended cleanly may have had one fetch per robot cut, fetched again later
+    assert again["refetched"] == 0 and again["refetch_bound"] == 4
+
+
+def test_fetches_cut_by_a_stop_are_within_the_refetch_bound(tmp_path):
+    """A --seconds stop cuts the fetches in flight (here: held by the server, so there are
+    some whatever the load), and the resumed crawl fetches them again: the report said
+    'refetched 4 (<= 0)', a broken bound. A clean session now counts one fetch per robot."""
+    threads = 4
+    with CountingWeb(pages=PAGES, sites=SITES) as web:
+        web.hold(after=20)
+        cmd = crawl_cmd(web, tmp_path / "state", threads=threads)
+        stopped = finish([*cmd, "--seconds", "1"])
+        web.release(10 * PAGES)
+        report = finish(cmd)
+        counts = web.counts
+    assert stopped["stopped_by"] == "time" and stopped["fetches_cut"] >= 1
+    extra = sum(n - 1 for n in counts.values())
+    assert set(counts) == web.urls
+    assert report["refetch_bound"] == threads
+    assert 1 <= extra <= report["refetched"] <= report["refetch_bound"], (
+        extra, report["refetched"], report["refetch_bound"])
 
 
 @pytest.fixture(scope="module")

@@ -242,8 +242,9 @@ _ROWS = {
 class Restored:
     """What a resumed crawl starts from: ``done`` URLs (fetched in earlier sessions), the
     ``frontier`` (discovered, not done, with priorities, in discovery order), and
-    ``refetch_bound``: the re-fetches the earlier sessions' crashes may cost, threads +
-    commit_every for each session that did not end cleanly."""
+    ``refetch_bound``: the re-fetches the earlier sessions may cost, threads + commit_every
+    for each session that did not end cleanly (a crash), and threads for each that did (a
+    ``--seconds`` or Ctrl-C stop cuts at most one fetch per robot, fetched again later)."""
 
     done: list[str]
     frontier: list[tuple[str, float]]
@@ -454,8 +455,8 @@ class Journal:
             done = [r[0] for r in db.execute("SELECT url FROM url WHERE done ORDER BY rowid")]
             todo = [(u, p) for u, p in db.execute(
                 "SELECT url, priority FROM url WHERE NOT done ORDER BY rowid")]
-            bound = db.execute("SELECT coalesce(sum(threads + commit_every), 0) FROM session "
-                               "WHERE NOT clean").fetchone()[0]
+            bound = db.execute("SELECT coalesce(sum(threads + CASE WHEN clean THEN 0 ELSE "
+                               "commit_every END), 0) FROM session").fetchone()[0]
             restored = Restored(done=done, frontier=todo,
                                 refetch_bound=int(bound))
             db.execute("BEGIN")

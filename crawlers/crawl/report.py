@@ -71,8 +71,8 @@ class CrawlReport:
 
     With a journal, N and I cover the whole crawl: ``resumed`` pages were fetched by earlier
     sessions (``pages_per_second`` counts this session's only); ``refetched`` pages were
-    fetched again because a crash lost their record, at most ``refetch_bound`` (see
-    :mod:`crawlers.crawl.journal`)."""
+    fetched again because a crash lost their record or a stop cut their fetch, at most
+    ``refetch_bound`` (see :mod:`crawlers.crawl.journal`)."""
 
     frontier: str
     threads: int
