@@ -306,6 +306,9 @@ def _state_outside_instances(tree: ast.Module) -> list[tuple[ast.AST, str]]:
         elif isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx,
                                                                                ast.Load):
             found.append((node, "an attribute or item assigned at module or class level"))
+        elif isinstance(node, ast.NamedExpr | ast.For | ast.With):
+            found.append((node, "a name bound by ':=', 'for' or 'with' at module or class "
+                                "level (only NAME = constant there)"))
         for child in ast.iter_child_nodes(node):
             outside(child)
 

@@ -114,6 +114,9 @@ REFUSED = {
     "f = lambda seen=set(): seen": "a default argument that can change",
     "x = 0\nx += 1": "an assignment at module or class level other than NAME = constant",
     "if True:\n    _S = {}": "_S is bound to a value that can change",
+    "x = len(_M := [])": "a name bound by ':=', 'for' or 'with'",
+    "for _M in [[]]:\n    pass": "a name bound by ':=', 'for' or 'with'",
+    "with threading.Lock() as _L:\n    pass": "a name bound by ':=', 'for' or 'with'",
     "def f():\n    a = annotations\n    a.stash = 1": "'annotations' is shared with the grader",
     "from frontier.contract import check_r\n\n\ndef f():\n    c = check_r\n    c.n = 1":
         "'check_r' is shared with the grader",
