@@ -75,6 +75,7 @@ class _Checker(ast.NodeVisitor):
         self.imported: set[str] = set()  # local names bound by an import
         self.shared: dict[str, str] = {}  # local name -> imported name it stands for
         self.parents: dict[ast.AST, ast.AST] = {}
+        self.own: set[str] = set()  # the file's top-level classes and functions
 
     def bad(self, node: ast.AST, what: str) -> None:
         self.problems.append(f"{self.file}:{getattr(node, 'lineno', 0)}: {what}")
@@ -163,6 +164,12 @@ class _Checker(ast.NodeVisitor):
                            f"{self.ex.key}")
         elif node.id in self.shared:
             self.shared_value(node, self.shared[node.id])
+        elif (node.id in self.own and isinstance(node.ctx, ast.Load)
+              and not _kept_safely(node, self.parents)):
+            self.bad(node, f"{node.id!r} is a class or function of the file, which takes "
+                           "attributes: it may be called, subclassed, compared, used in "
+                           f"isinstance() or an annotation, not stored or passed on, in "
+                           f"{self.ex.key}")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.ident(node, node.attr, "attribute")
@@ -243,17 +250,24 @@ class _Checker(ast.NodeVisitor):
         pass
 
 
-def _constant(node: ast.expr | None) -> bool:
-    """Whether ``node`` makes a value nobody can change: a literal, a name or attribute (the
-    rules above decide what it may name), a tuple or arithmetic of those, or ``object()``."""
-    if node is None or isinstance(node, ast.Constant | ast.Name | ast.Attribute):
+def _constant(node: ast.expr | None, known: set[str]) -> bool:
+    """Whether ``node`` makes a value nobody can change: a literal, a name of ``known`` (the
+    file's imports and constants so far: the rules above decide what an import may be), an
+    attribute path from one of those (no call anywhere in it), a tuple or arithmetic of such
+    values, or ``object()``."""
+    if node is None or isinstance(node, ast.Constant):
         return True
+    if isinstance(node, ast.Name):
+        return node.id in known
+    if isinstance(node, ast.Attribute):
+        chain = _dotted(node)
+        return chain is not None and chain.split(".")[0] in known
     if isinstance(node, ast.Tuple):
-        return all(_constant(e) for e in node.elts)
+        return all(_constant(e, known) for e in node.elts)
     if isinstance(node, ast.UnaryOp):
-        return _constant(node.operand)
+        return _constant(node.operand, known)
     if isinstance(node, ast.BinOp):
-        return _constant(node.left) and _constant(node.right)
+        return _constant(node.left, known) and _constant(node.right, known)
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id == "object" and not node.args and not node.keywords)
 
@@ -265,7 +279,78 @@ def _root(node: ast.expr) -> ast.expr:
     return node
 
 
-def _state_outside_instances(tree: ast.Module) -> list[tuple[ast.AST, str]]:
+_DECORATORS = ("setter", "getter", "deleter")
+
+
+def _module_level(tree: ast.Module) -> list[ast.AST]:
+    """Every node of ``tree`` outside a function or class body (the statements that run at
+    import, in ``if``/``try``/loops too). O(nodes)."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, ast.FunctionDef | ast.ClassDef | ast.Lambda):
+            continue  # its name, decorators and defaults are read where it is defined
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _own_locals(fn: ast.FunctionDef | ast.Lambda, method: bool) -> set[str]:
+    """The names of ``fn`` that hold objects of the function's own: ``self`` (a method's first
+    parameter), and locals every assignment of which makes a new object (a call, a display, a
+    comprehension, a literal) or reads one of these (``node = self._head``, ``node =
+    node.next``). Other parameters are the caller's objects. O(size of ``fn``)."""
+    own = {fn.args.args[0].arg} if method and fn.args.args else set()
+    sources: dict[str, list[ast.expr | None]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        sources.setdefault(n.id, []).append(
+                            node.value if isinstance(t, ast.Name) else None)
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.NamedExpr) and isinstance(
+                node.target, ast.Name):
+            sources.setdefault(node.target.id, []).append(node.value)
+        elif isinstance(node, ast.For | ast.comprehension | ast.withitem):
+            target = node.optional_vars if isinstance(node, ast.withitem) else node.target
+            for n in ast.walk(target) if target is not None else ():
+                if isinstance(n, ast.Name):
+                    sources.setdefault(n.id, []).append(None)
+
+    def made(value: ast.expr | None) -> bool:
+        if value is None:
+            return False
+        if isinstance(value, ast.Call | ast.List | ast.Dict | ast.Set | ast.ListComp
+                      | ast.DictComp | ast.SetComp | ast.Constant | ast.Tuple):
+            return True
+        if isinstance(value, ast.Attribute | ast.Subscript | ast.Name):
+            root = _root(value)
+            return isinstance(root, ast.Name) and root.id in own
+        if isinstance(value, ast.IfExp):
+            return made(value.body) and made(value.orelse)
+        if isinstance(value, ast.BoolOp):
+            return all(made(v) for v in value.values)
+        return False
+
+    params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+    if fn.args.vararg is not None:
+        params.add(fn.args.vararg.arg)
+    if fn.args.kwarg is not None:
+        params.add(fn.args.kwarg.arg)
+    own |= {name for name in sources if name not in params}  # the largest set that holds:
+    changed = True  # drop every name one of whose values is not made, until none is
+    while changed:
+        changed = False
+        for name, values in sources.items():
+            if name in own and name not in params and not all(made(v) for v in values):
+                own.discard(name)
+                changed = True
+    return own
+
+
+def _state_outside_instances(tree: ast.Module, imported: set[str]) -> list[tuple[ast.AST, str]]:
     """Where ``tree`` keeps state outside its objects: a file's state lives in the instances
     it makes. State that outlives an instance (a module-level list, a class attribute that is
     counted up, a function's attribute, a mutable default argument, ``global``) lets a file
@@ -273,50 +358,55 @@ def _state_outside_instances(tree: ast.Module) -> list[tuple[ast.AST, str]]:
     the grader's checks; the grader makes many objects in one process and a crawl one. So:
 
     * at module and class level, a name is bound only to a value nobody can change
-      (:func:`_constant`; ``__all__`` may be a list of strings), and nothing else is assigned;
-    * in a function, an attribute or item is assigned or deleted only on a name of the
-      function's own (``self``, a local), never on a module-level name or a call's result;
+      (:func:`_constant`; ``__all__`` may be a list of strings), by ``=`` alone, and nothing
+      else is assigned; classes are defined at module level, and decorators are ``property``
+      and its ``setter``/``getter``/``deleter``;
+    * the file's own classes and functions, objects anyone could change, may be called,
+      subclassed and named in ``isinstance`` and annotations, never kept or handed on (the
+      checker's :meth:`_Checker.visit_Name`);
+    * in a function, an attribute or item is assigned or deleted only on an object of the
+      function's own (:func:`_own_locals`), never on a module-level name, a parameter other
+      than ``self``, or a call's result;
     * no ``global`` or ``nonlocal``, and default arguments are constants.
     """
     found: list[tuple[ast.AST, str]] = []
-    top = {t.id for stmt in tree.body for n in ast.walk(stmt) if isinstance(stmt, ast.Assign |
-           ast.AnnAssign) for t in [n] if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
-    top |= {stmt.name for stmt in tree.body if isinstance(stmt, ast.FunctionDef | ast.ClassDef)}
-    top |= {(a.asname or a.name).split(".")[0] for stmt in tree.body
-            if isinstance(stmt, ast.Import | ast.ImportFrom) for a in stmt.names}
+    level = _module_level(tree)
+    known = set(imported)
 
-    def outside(node: ast.AST) -> None:  # module or class level
-        if isinstance(node, ast.FunctionDef | ast.Lambda):
-            inside(node)
-            return
-        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = [t.id for t in targets if isinstance(t, ast.Name)]
-            if isinstance(node, ast.AugAssign) or len(names) < len(targets):
-                found.append((node, "an assignment at module or class level other than "
-                                    "NAME = constant"))
-            elif names == ["__all__"] and isinstance(node.value, ast.List | ast.Tuple) and all(
-                    isinstance(e, ast.Constant) and isinstance(e.value, str)
-                    for e in node.value.elts):
-                pass
-            elif not _constant(node.value):
-                found.append((node, f"{names[0]} is bound to a value that can change, at "
-                                    "module or class level: it would be shared by every "
-                                    "object the file makes (keep state in the instance)"))
-        elif isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx,
-                                                                               ast.Load):
-            found.append((node, "an attribute or item assigned at module or class level"))
-        elif isinstance(node, ast.NamedExpr | ast.For | ast.With):
-            found.append((node, "a name bound by ':=', 'for' or 'with' at module or class "
-                                "level (only NAME = constant there)"))
-        for child in ast.iter_child_nodes(node):
-            outside(child)
+    def binding(node: ast.AST) -> None:
+        targets = (node.targets if isinstance(node, ast.Assign) else [node.target])
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if isinstance(node, ast.AugAssign) or len(names) < len(targets):
+            found.append((node, "an assignment at module or class level other than "
+                                "NAME = constant"))
+        elif names == ["__all__"] and isinstance(node.value, ast.List | ast.Tuple) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str)
+                for e in node.value.elts):
+            pass
+        elif not _constant(node.value, known):
+            found.append((node, f"{names[0]} is bound to a value that can change, at "
+                                "module or class level: it would be shared by every "
+                                "object the file makes (keep state in the instance)"))
+        else:
+            known.update(names)
 
-    def inside(fn: ast.FunctionDef | ast.Lambda) -> None:
+    def decorators(node: ast.FunctionDef | ast.ClassDef) -> None:
+        for d in node.decorator_list:
+            if not ((isinstance(d, ast.Name) and d.id == "property") or (
+                    isinstance(d, ast.Attribute) and d.attr in _DECORATORS
+                    and isinstance(d.value, ast.Name))):
+                found.append((d, "a decorator other than property (and its setter, getter, "
+                                 "deleter)"))
+
+    def defaults(fn: ast.FunctionDef | ast.Lambda) -> None:
         for default in [*fn.args.defaults, *fn.args.kw_defaults]:
-            if default is not None and not _constant(default):
+            if default is not None and not _constant(default, known):
                 found.append((default, "a default argument that can change (shared by every "
                                        "call): use None and make the value in the call"))
+
+    def inside(fn: ast.FunctionDef | ast.Lambda, method: bool) -> None:
+        defaults(fn)
+        own = _own_locals(fn, method)
         for node in ast.walk(fn):
             if isinstance(node, ast.Global | ast.Nonlocal):
                 found.append((node, f"'{type(node).__name__.lower()}': keep state in the "
@@ -324,20 +414,56 @@ def _state_outside_instances(tree: ast.Module) -> list[tuple[ast.AST, str]]:
             elif isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(
                     node.ctx, ast.Load):
                 root = _root(node)
-                if not isinstance(root, ast.Name) or root.id in top:
+                if not isinstance(root, ast.Name) or root.id not in own:
                     shown = root.id if isinstance(root, ast.Name) else "an expression"
-                    found.append((node, f"assigning into {shown}, which is not the function's "
-                                        "own (self or a local): state shared beyond the "
-                                        "instance"))
+                    found.append((node, f"assigning into {shown}, which is not an object of "
+                                        "the function's own (self, or a local it made): "
+                                        "state shared beyond the instance, or the caller's"))
+            elif node is not fn and isinstance(node, ast.ClassDef):
+                found.append((node, "a class defined inside a function: define it at module "
+                                    "level"))
             elif node is not fn and isinstance(node, ast.FunctionDef | ast.Lambda):
-                for default in [*node.args.defaults, *node.args.kw_defaults]:
-                    if default is not None and not _constant(default):
-                        found.append((default, "a default argument that can change (shared "
-                                               "by every call): use None and make the value "
-                                               "in the call"))
+                defaults(node)
+                if isinstance(node, ast.FunctionDef):
+                    decorators(node)
 
-    for stmt in tree.body:
-        outside(stmt)
+    for node in sorted(level, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset",
+                                                                             0))):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            binding(node)
+        elif isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx,
+                                                                               ast.Load):
+            found.append((node, "an attribute or item assigned at module or class level"))
+        elif isinstance(node, ast.NamedExpr | ast.For | ast.With) or (
+                isinstance(node, ast.ExceptHandler) and node.name):
+            found.append((node, "a name bound by ':=', 'for', 'with' or 'except ... as' "
+                                "at module or class level (only NAME = constant there)"))
+        elif isinstance(node, ast.Lambda):
+            inside(node, method=False)
+        elif isinstance(node, ast.FunctionDef):
+            decorators(node)
+            inside(node, method=False)
+        elif isinstance(node, ast.ClassDef):
+            decorators(node)
+            if node not in tree.body:
+                found.append((node, "a class defined inside another statement: define it at "
+                                    "the top level"))
+            for stmt in node.body:
+                if isinstance(stmt, ast.FunctionDef):
+                    decorators(stmt)
+                    inside(stmt, method=True)
+                elif isinstance(stmt, ast.ClassDef):
+                    found.append((stmt, "a class defined inside a class: define it at the "
+                                        "top level"))
+                elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                    binding(stmt)
+                elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                    pass  # the docstring
+                elif not isinstance(stmt, ast.Pass):
+                    found.append((stmt, "a statement in a class body other than NAME = "
+                                        "constant, def, a docstring or pass"))
     return found
 
 
@@ -409,11 +535,13 @@ def check_source(path: Path, exercise: Exercise, shown_as: str | None = None) ->
     checker = _Checker(exercise, shown)
     checker.parents = {child: parent for parent in ast.walk(tree)
                        for child in ast.iter_child_nodes(parent)}
+    checker.own = {n.name for n in _module_level(tree) if isinstance(n, ast.FunctionDef
+                                                                      | ast.ClassDef)}
     try:
         checker.visit(tree)
     except RecursionError:  # the walk is recursive; so is compiling, in the child
         raise SourceError(f"{shown}: nested too deeply to be checked") from None
-    for node, what in _state_outside_instances(tree):
+    for node, what in _state_outside_instances(tree, checker.imported):
         checker.bad(node, f"{what}, in {exercise.key}")
     defined = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     if exercise.obj not in defined:

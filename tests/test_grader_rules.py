@@ -105,6 +105,8 @@ REFUSED = {
     "from collections import deque\n_Q = deque()": "_Q is bound to a value that can change",
     "class C:\n    made = []": "made is bound to a value that can change",
     "class C:\n    n = 0\n\n    def __init__(self):\n        C.n += 1": "assigning into C",
+    "class C:\n    n = 0\n\n    def __init__(self):\n        self.n += 1\n        self.x = C":
+        "'C' is a class or function of the",
     "def f():\n    pass\n\n\ndef g():\n    f.calls = 1": "assigning into f",
     "def f():\n    pass\n\n\nf.calls = 0": "an assignment at module or class level",
     "N = 0\n\n\ndef f():\n    global N\n    N += 1": "'global'",
@@ -114,9 +116,25 @@ REFUSED = {
     "f = lambda seen=set(): seen": "a default argument that can change",
     "x = 0\nx += 1": "an assignment at module or class level other than NAME = constant",
     "if True:\n    _S = {}": "_S is bound to a value that can change",
-    "x = len(_M := [])": "a name bound by ':=', 'for' or 'with'",
-    "for _M in [[]]:\n    pass": "a name bound by ':=', 'for' or 'with'",
-    "with threading.Lock() as _L:\n    pass": "a name bound by ':=', 'for' or 'with'",
+    "x = len(_M := [])": "a name bound by ':=', 'for', 'with'",
+    "for _M in [[]]:\n    pass": "a name bound by ':=', 'for', 'with'",
+    "with threading.Lock() as _L:\n    pass": "a name bound by ':=', 'for', 'with'",
+    # the seventh reading: state past that rule (a helper's 17 ways, each refused here)
+    "_FIRST = threading.Lock().acquire": "_FIRST is bound to a value that can change",
+    "_S = {}.setdefault": "_S is bound to a value that can change",
+    "_NEXT = (i for i in range(9)).send": "_NEXT is bound to a value that can change",
+    "import time\n_T0 = time.monotonic().real": "_T0 is bound to a value that can change",
+    "class C:\n    pass\n\n\ndef f():\n    c = C\n    c.n = 1": "'C' is a class or function of the",
+    "def g():\n    pass\n\n\ndef f(b=g):\n    b.n = 1": "'g' is a class or function of the",
+    "class B:\n    pass\n\n\nclass C:\n    box = B": "'B' is a class or function of the",
+    "class C:\n    class S:\n        n = 0": "a class defined inside a class",
+    "if True:\n    class B:\n        n = 0": "a class defined inside another statement",
+    "class C:\n    @staticmethod\n    def h():\n        pass": "a decorator other than property",
+    "@(lambda f: [])\ndef seen():\n    pass": "a decorator other than property",
+    "try:\n    pass\nexcept Exception as _e:\n    pass": "'except ... as' at module or class",
+    "def f(self, frontier):\n    frontier.seen = 1": "assigning into frontier, which is not",
+    "import typing\n\n\ndef f():\n    t = typing.Dict[str, int]\n    t._name = 'x'":
+        "assigning into t, which is not",
     "def f():\n    a = annotations\n    a.stash = 1": "'annotations' is shared with the grader",
     "from frontier.contract import check_r\n\n\ndef f():\n    c = check_r\n    c.n = 1":
         "'check_r' is shared with the grader",
@@ -136,9 +154,10 @@ def test_the_static_check_refuses(tmp_path, snippet):
 ALLOWED = [
     "from collections import deque\nfrom collections.abc import Iterable",
     "import collections.abc\n\n\ndef f():\n    return isinstance(1, collections.abc.Iterable)",
-    "def f(self):\n    self.c = threading.Condition(threading.Lock())",
+    "class C:\n    def f(self):\n        self.c = threading.Condition(threading.Lock())",
     "from frontier.contract import Closed, Empty, Full, FrontierStats, check_r",
-    "def f(self):\n    self._lock = threading.Lock()\n    self.stats.puts += 1",
+    "class C:\n    def f(self):\n        self._lock = threading.Lock()\n"
+    "        self.stats.puts += 1",
     "import frontier.contract\n\n\ndef f():\n    raise frontier.contract.Closed('x')",
     "def f(w):\n    return w._sem",
     "def __len__(self):\n    return len(self._urls)",
@@ -148,15 +167,17 @@ ALLOWED = [
     "    if isinstance(x, (Closed, Empty)) or x is Closed or d[Closed]:\n"
     "        raise Closed('x')\n    try:\n        pass\n    except (Closed, Empty):\n"
     "        raise Empty from None",
-    "def f(self, c: threading.Condition) -> threading.Condition | None:\n"
-    "    self.x: threading.Semaphore = threading.Semaphore(0)",
+    "class C:\n    def f(self, c: threading.Condition) -> threading.Condition | None:\n"
+    "        self.x: threading.Semaphore = threading.Semaphore(0)",
     "class C(threading.Condition):\n    pass",
     "def f(self, url):\n    return f'{url}: {self._lock!r} {len(self._urls):>4}'",
     # constants at module and class level, state in the instance and its locals
     "__all__ = ['BoundedFifo']\n_EMPTY = object()\nLIMIT = 2 ** 10\nPAIR = (1, -2.5, 'x')",
     "class C:\n    __slots__ = ('url', 'next')\n    name = 'c'\n    bounded: bool = True",
-    "def f(self, url, timeout=None, r=1):\n    node = self._head\n    node.next = url\n"
-    "    self._urls[0] = url\n    self.stats.puts += 1\n    del self._map[url]",
+    "class C:\n    def f(self, url, timeout=None, r=1):\n        node = self._head\n"
+    "        node.next = url\n        node = node.next\n        node.seen = True\n"
+    "        box = [url]\n        box[0] = url\n        self._urls[0] = url\n"
+    "        self.stats.puts += 1\n        del self._map[url]",
 ]
 
 
