@@ -188,21 +188,22 @@ class LinkGate:
 
     def hop(self, url: str, new: bool = False) -> tuple[str | None, str | None]:
         """``(url, None)`` once the URL may be fetched (politeness waited), or
-        ``(None, error_kind)``: ``off-scope``, ``url-rule`` or ``robots``; for a ``new`` URL
-        (a redirect's target, not a retry), ``redirect-seen`` when the crawl has claimed it
-        already, ``site-budget`` when its site's budget is spent."""
+        ``(None, error_kind)``: ``off-scope``, ``url-rule`` or ``robots``; then, for a ``new``
+        URL (a redirect's target, not a retry), ``redirect-seen`` when the crawl has claimed
+        it already, ``site-budget`` when its site's budget is spent (a target robots.txt
+        refuses is claimed by neither: a link to it is refused, and counted, as any)."""
         clean = strip_session_ids(url)
         why = self.rules.reason(clean)
         if why is not None:
             self.rules.counters.add(why)
             return None, faults.OFF_SCOPE if why == "off_scope" else faults.URL_RULE
+        if self.robots is not None and not self.robots.allowed(clean):
+            return None, faults.ROBOTS  # not claimed: a link to it is refused (and counted) too
         if new and self.claim is not None and not self.claim(clean):
             self.rules.counters.add("redirect_seen")
             return None, faults.REDIRECT_SEEN
         if new and not self.rules.claim_site(clean):
             return None, faults.SITE_BUDGET
-        if self.robots is not None and not self.robots.allowed(clean):
-            return None, faults.ROBOTS
         if self.politeness is not None:
             self.politeness.wait(clean)
         return clean, None
