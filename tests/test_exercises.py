@@ -233,6 +233,11 @@ def test_a_wrong_solution_is_graded_fail_by_the_check_meant_for_it(which, tmp_pa
 
 # -- ex4 with a barrier of the student's own: the Condition it waits on, or a spin -------------
 
+# A check named "refused: TEXT": the static check refuses the file before it runs, saying TEXT
+# (state kept outside the instances: exercises.static); the behavioural checks that such files
+# once failed stay, behind it.
+REFUSED = "refused: "
+
 GATE = """
 
 class _Gate:
@@ -261,9 +266,10 @@ GATES = {
                             "test_supersteps_survive_spurious_wake_ups"),
     "spins": ("        while self._generation == generation:\n            pass\n",
               "test_workers_waiting_at_the_barrier_use_no_processor"),
-    # the Condition made when the file is imported (a class attribute), not in __init__
+    # the Condition made when the file is imported (a class attribute), not in __init__: state
+    # every instance shares, refused before it runs (exercises.static)
     "if-instead-of-while-condition-made-at-import": (
-        WAIT.replace("while", "if"), "test_supersteps_survive_spurious_wake_ups"),
+        WAIT.replace("while", "if"), REFUSED + "_all_here is bound to a value that can change"),
 }
 
 
@@ -287,6 +293,9 @@ def test_ex4_with_a_barrier_of_its_own_is_graded_by_how_it_waits(which, tmp_path
     rc, out = grade(tmp_path, "ex4", "-v")
     if caught_by is None:
         assert rc == 0 and re.search(r"^ex4 .* PASS", out, re.M), out[-3000:]
+    elif caught_by.startswith(REFUSED):
+        assert rc == 1 and re.search(r"^ex4 .* FAIL \(refused before running: ", out, re.M), out
+        assert caught_by.removeprefix(REFUSED) in out, out
     else:
         assert rc == 1 and re.search(r"^ex4 .* FAIL", out, re.M), out[-3000:]
         assert re.search(r"^\s+FAILED\s+\S*" + caught_by, out, re.M), out[-3000:]
@@ -468,9 +477,6 @@ CAUGHT_BY = {
     "ex4_detect_sync_patch": "test_a_receiver_held_back_unseen_reads_what_was_sent[2]",
     "ex1_first_instance_unbounded": "refused: is bound to a value that can change",
 }
-# A value "refused: TEXT": the static check refuses the file before it runs, saying TEXT (state
-# kept outside the instances: exercises.static). The behavioural checks these once failed stay.
-REFUSED = "refused: "
 
 
 @pytest.mark.parametrize("folder", sorted(f for f, c in CAUGHT_BY.items()
