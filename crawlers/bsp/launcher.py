@@ -19,6 +19,7 @@ their journals (:mod:`crawlers.bsp.journal`).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -180,8 +181,6 @@ def launch(rank_argv: list[str], procs: int, state: str) -> Outcome:
     mpiexec = _mpiexec()
     cmd = [mpiexec, *_every_status(mpiexec), "-n", str(procs), sys.executable, "-c", _RANK,
            *rank_argv]
-    import os
-
     # the caller holds the folder's lock (crawlers.bsp.journal.hold): rank 0 takes none
     env = {**os.environ, HELD_BY_LAUNCHER: os.path.abspath(state)}
     run = subprocess.run(cmd, capture_output=True, text=True, env=env)

@@ -654,28 +654,12 @@ class Crawler:
 
             placed = self._off_the_conductor(place, "put(url, timeout=0) of a seed", points,
                                              beat, deadline)
-            over = placed is _SLICE_OVER  # a slow frontier took the whole slice with the seeds
-            if over:
-                self._finish("time")
-                placed = len(seeds)  # and no thread starts
-            guarded = self._guarded
-            threads += [
-                threading.Thread(target=guarded(self._robot), args=(i,), name=f"robot-{i}",
-                                 daemon=True)
-                for i in range(self.threads)
-            ]
-            threads += [
-                threading.Thread(target=guarded(self._producer), args=(self.threads + j,),
-                                 name=f"producer-{j}", daemon=True)
-                for j in range(self.producers)
-            ]
-            threads.append(threading.Thread(target=guarded(self._put_all),
-                                            args=(None, seeds[placed:]), name="seeder",
-                                            daemon=True))
-            threads.append(threading.Thread(target=guarded(self._watch), name="watchdog",
-                                            daemon=True))
-            for t in threads if not over else ():
-                t.start()
+            if placed is _SLICE_OVER:  # a slow frontier took the whole slice with the seeds
+                self._finish("time")  # and no thread starts
+            else:
+                threads += self._crawl_threads(seeds[placed:])
+                for t in threads:
+                    t.start()
             while not self._stop.is_set():
                 wait = 0.2 if deadline is None else min(0.2, deadline - time.monotonic())
                 if wait <= 0:
@@ -702,6 +686,21 @@ class Crawler:
         # The clock runs until the threads returned (or the grace ran out): the time actually
         # taken, pages in flight at the stop included.
         return self._report(time.monotonic() - self._t0)
+
+    def _crawl_threads(self, rest: list[tuple[str, float]]) -> list[threading.Thread]:
+        """The crawl's threads, not started: the robots, the producers, the seeder that puts
+        ``rest`` (the seeds the frontier had no room for) and the watchdog."""
+        guarded = self._guarded
+        return [
+            *(threading.Thread(target=guarded(self._robot), args=(i,), name=f"robot-{i}",
+                               daemon=True) for i in range(self.threads)),
+            *(threading.Thread(target=guarded(self._producer), args=(self.threads + j,),
+                               name=f"producer-{j}", daemon=True)
+              for j in range(self.producers)),
+            threading.Thread(target=guarded(self._put_all), args=(None, rest), name="seeder",
+                             daemon=True),
+            threading.Thread(target=guarded(self._watch), name="watchdog", daemon=True),
+        ]
 
     def _off_the_conductor(self, call: Callable[[], Any], what: str, points: SafePoints,
                            beat: list[float] | None = None, deadline: float | None = None

@@ -76,11 +76,16 @@ _META_CHARSET = re.compile(rb"<meta\b[^>]*?charset\s*=\s*[\"']?\s*([^\s\"'>;/]*)
 _BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
+def _label(text: str) -> str:
+    """An encoding label as written (``' "UTF-8" '``), trimmed of quotes and space, lowercase."""
+    return text.strip().strip("\"'").strip().lower()
+
+
 def _codec(label: str) -> str | None:
     """Python's name of the encoding ``label`` (``"utf-16"`` for ``"UTF16"``), or None if
     neither Python nor libxml2 know it (bs4 decodes with Python's codecs, lxml with
     libxml2's); ``x-user-defined`` is ``windows-1252``, as the standard says. O(1)."""
-    label = label.strip().strip("\"'").strip().lower()
+    label = _label(label)
     if label == "x-user-defined":
         return "cp1252"
     if not label or not label.isascii():
@@ -104,7 +109,7 @@ def html_encoding(body: bytes, charset: str | None = None) -> str | None:
     if charset is not None:
         name = _codec(charset)
         if name is not None and name not in _NOT_DECLARABLE:
-            return charset.strip().strip("\"'").strip().lower()
+            return _label(charset)
     for match in _META_CHARSET.finditer(body[:_SNIFF_BYTES]):
         name = _codec(match.group(1).decode("ascii", "replace"))
         if name in _NOT_DECLARABLE:
