@@ -9,8 +9,14 @@ child's entry point sets its handlers, then calls :func:`unblock`, and a signal 
 meanwhile is delivered to the handler it chose (or discarded, if it ignores it).
 
 Only the calling thread's mask changes, and only for the ``with`` block: a signal meant for
-this process is delivered by another thread or at the block's end. Imports only the standard
-library, so that any layer may use it. POSIX only.
+this process is delivered by another thread or at the block's end. One trap: CPython's
+``multiprocessing`` starts its resource tracker (a helper process) the first time a ``spawn``
+or ``forkserver`` child is started, and *unblocks* SIGINT and SIGTERM in the calling thread
+when it has (``resource_tracker.ensure_running`` blocks them around its own start, then
+unblocks them rather than restoring the mask). Started inside the block, it would undo the
+block for every child started after it; :func:`signals_blocked` therefore starts the tracker
+before it blocks anything. Imports only the standard library, so that any layer may use it.
+POSIX only.
 """
 
 from __future__ import annotations
@@ -24,7 +30,11 @@ __all__ = ["signals_blocked", "unblock"]
 
 @contextlib.contextmanager
 def signals_blocked(signals: Iterable[signal.Signals]) -> Iterator[None]:
-    """Inside: ``signals`` blocked in this thread, and so in every child it starts."""
+    """Inside: ``signals`` blocked in this thread, and so in every child it starts (the
+    resource tracker started first: see the module's docstring)."""
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()  # a no-op once it runs; starting it unblocks SIGINT
     old = signal.pthread_sigmask(signal.SIG_BLOCK, set(signals))
     try:
         yield
