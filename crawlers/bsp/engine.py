@@ -571,9 +571,15 @@ class Worker:
         return snap["total_fetched"]
 
     def _offer_seeds(self, batch: list[tuple[str, float]]) -> None:
+        """My seeds, each claimed as a link is: in the visited set, then in its site's budget
+        (a seed is one of its site's pages, as in the threaded crawl)."""
         for u in self._own_seeds:
-            if self.visited.claim(u):
-                batch.append((u, self.ledger.priority(u) if self.ledger is not None else 0.0))
+            if not self.visited.claim(u):
+                continue
+            if self.rules is not None and not self.rules.claim_site(u):
+                self.refused.add(u)  # as a link refused by the budget: never queued
+                continue
+            batch.append((u, self.ledger.priority(u) if self.ledger is not None else 0.0))
 
 
 def snapshot_problem(snap: Any) -> str | None:
