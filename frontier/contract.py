@@ -284,6 +284,9 @@ _REGISTRY: dict[str, type] = {}
 #: Loads ``FILE.py:CLASS`` and returns the name it registered (set by :mod:`frontier.userclass`,
 #: which imports this module, so this one cannot import it).
 _spec_loader: Callable[[str], str] | None = None
+#: Makes one frontier of class ``cls`` with ``options`` (set by :mod:`frontier.userclass`: a
+#: class it loaded is made within a time limit); ``None``: ``cls(**options)``.
+_maker: Callable[..., Frontier] | None = None
 
 
 def is_live(cls: type) -> bool:
@@ -357,7 +360,7 @@ def create(name: str, **options: object) -> Frontier:
     """
     cls = info(name)
     try:
-        return cls(**options)
+        return cls(**options) if _maker is None else _maker(cls, **options)
     except TypeError as exc:  # an option the strategy does not take
         raise ValueError(f"frontier {name!r}: {exc}") from None
 

@@ -20,20 +20,29 @@ Before a file is imported, the check set with :func:`set_source_check` reads its
 command line sets the exercises' static check; this layer cannot import ``exercises``): a file
 it finds fault with is refused without running a line of it.
 
+A file runs its code when it is imported and when a frontier of its class is made (its
+``__init__``): in the main thread each has :data:`START_SECONDS` to end (an alarm,
+``signal.setitimer``), or it is refused in one line; a loop at module level or in ``__init__``
+hung the command for ever. Past that, a method that never returns is the caller's to bound
+(the crawl's ``STUCK_AFTER``). An alarm cannot interrupt one long C-level operation (``10 **
+10 ** 9``), nor run outside the main thread.
+
 Thread-safety: loading is meant for start-up, from one thread; a lock makes two concurrent
 loads of one spec load it once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
 import inspect
 import re
+import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from frontier import contract
@@ -54,6 +63,9 @@ CALLS = {
     "__len__": ((None,), {}),
 }
 USAGE = "a frontier is a registered name (see crawlab frontiers) or FILE.py:CLASS"
+#: Seconds a file's import, and the making of one frontier of its class, may take (the same
+#: bound as the crawl's ``STUCK_AFTER`` for a call that makes no progress).
+START_SECONDS = 10.0
 
 
 class BadFrontierSpec(UnknownFrontier):
@@ -65,6 +77,50 @@ _loaded: dict[tuple[str, str], str] = {}  # (resolved file or module, class) -> 
 _specs: dict[str, str] = {}  # registered name -> the absolute spec it was loaded from
 _files: set[str] = set()  # the resolved paths of the files loaded
 _source_check: Callable[[Path, str], list[str]] | None = None
+_classes: set[type] = set()  # the classes loaded from files: made within START_SECONDS
+
+
+class _OutOfTime(BaseException):
+    """Raised by the alarm into code that ran past :data:`START_SECONDS` (a BaseException, so
+    that the ``except Exception`` of the student's code does not swallow it)."""
+
+
+@contextlib.contextmanager
+def _in_time(seconds: float) -> Iterator[None]:
+    """Inside: :class:`_OutOfTime` raised into the main thread once ``seconds`` have passed,
+    and again every 0.1 s after (code that catches it once does not escape). Elsewhere than
+    the main thread, or when SIGALRM is someone else's (a handler set), no limit."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGALRM) is not signal.SIG_DFL):
+        yield
+        return
+
+    def ring(signum: int, frame: object) -> None:
+        raise _OutOfTime
+
+    signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.1)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
+def _make(cls: type, **options: object) -> object:
+    """``cls(**options)``; for a class loaded from a file, within :data:`START_SECONDS`."""
+    if cls not in _classes:
+        return cls(**options)
+    try:
+        with _in_time(START_SECONDS):
+            return cls(**options)
+    except _OutOfTime as exc:  # the frontier failed, as one whose put never returns does
+        late = RuntimeError(f"making a {cls.__qualname__} (its __init__) did not end within "
+                            f"{START_SECONDS:g} s")
+        where = _where(exc)
+        if where is not None:
+            late.blamed = f"{where}: {_one_line(late)}"  # type: ignore[attr-defined]
+        raise late from None
 
 
 def set_source_check(check: Callable[[Path, str], list[str]] | None) -> None:
@@ -121,6 +177,8 @@ def load_spec(spec: str) -> str:
             raise BadFrontierSpec(f"{spec}: the name {cls.name!r} is taken by another "
                                   f"frontier; give {attr} another name")
         register(cls)
+        if is_file:
+            _classes.add(cls)
         _loaded[key] = cls.name
         _specs[cls.name] = f"{key[0]}:{attr}"
         return cls.name
@@ -159,16 +217,22 @@ def blame(exc: BaseException) -> str | None:
         carried = getattr(exc, "blamed", None)
         if isinstance(carried, str):
             return carried
-        tb, where = exc.__traceback__, None
-        while tb is not None:
-            name = tb.tb_frame.f_code.co_filename
-            if _is_loaded(name):
-                where = f"{_shown(name)}:{tb.tb_lineno}"
-            tb = tb.tb_next
+        where = _where(exc)
         if where:
             return f"{where}: {_one_line(exc)}"
         exc = exc.__cause__ or exc.__context__
     return None
+
+
+def _where(exc: BaseException) -> str | None:
+    """``FILE:LINE`` of the innermost frame of ``exc``'s traceback in a file loaded here."""
+    tb, where = exc.__traceback__, None
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if _is_loaded(name):
+            where = f"{_shown(name)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return where
 
 
 def broken_contract(obj: object, message: str) -> RuntimeError:
@@ -227,11 +291,16 @@ def _import_file(spec: str, path: Path, attr: str) -> object:
     module = importlib.util.module_from_spec(loader)
     sys.modules[mod_name] = module  # dataclasses and pickle look classes up here
     try:
-        loader.loader.exec_module(module)
+        with _in_time(START_SECONDS):
+            loader.loader.exec_module(module)
     except BaseException as exc:  # the student's module: any error is theirs, said in one line
         del sys.modules[mod_name]
         if isinstance(exc, KeyboardInterrupt):
             raise
+        if isinstance(exc, _OutOfTime):
+            raise BadFrontierSpec(f"{spec}: importing {path} did not end within "
+                                  f"{START_SECONDS:g} s (code that runs at import: a loop at "
+                                  "module level?)") from None
         raise BadFrontierSpec(f"{spec}: importing {path} failed: {_one_line(exc)}") from None
     return module
 
@@ -301,3 +370,4 @@ def _check_contract(spec: str, cls: object) -> None:
 
 
 contract._spec_loader = load_spec  # frontier.info(FILE.py:CLASS) loads through here
+contract._maker = _make  # frontier.create makes a loaded class's frontiers in time

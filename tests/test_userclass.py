@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import os
 import subprocess
 import sys
 import textwrap
@@ -363,3 +364,50 @@ def test_a_missing_file_or_class_behind_frontier_flag_is_one_line(command, spec,
 def test_the_help_says_a_name_or_a_file(command):
     result = crawlab(command, "--help")
     assert "FILE.py:CLASS" in result.stdout and "--frontier" in result.stdout
+
+
+# -- a file whose code does not end --------------------------------------------------------------
+
+IN_TIME = """
+import sys
+from frontier import userclass
+userclass.START_SECONDS = 0.5  # the test's own bound, in place of the 10 s a user gets
+from crawlers.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("where,status,message", [
+    ("import", 2, "did not end within 0.5 s (code that runs at import"),
+    ("__init__", 1, "your frontier failed at mine.py:{loop}: RuntimeError: making a Good (its "
+                    "__init__) did not end within 0.5 s"),
+])
+@pytest.mark.parametrize("command", [
+    ["crawl", "--sim", "--pages", "30", "--sites", "2", "--latency", "0"],
+    ["linearize", "--runs", "2"],
+    ["explore", "--budget", "5"],
+])
+def test_a_file_whose_import_or_init_never_ends_is_refused_in_time(tmp_path, where, status,
+                                                                   message, command):
+    """A loop at module level, or in ``__init__``, hung crawl, linearize and explore for ever
+    (found by an adversarial tester); each now ends within START_SECONDS, in one line: bad
+    input (exit 2) for the import, the frontier's failure, with its line, for ``__init__``
+    (exit 1, as a put that never returns). Run in a process of its own: the alarm is the main
+    thread's, and pytest-timeout holds SIGALRM here."""
+    text = GOOD.format(name=f"hangs-{where.strip('_')}")
+    if where == "__init__":
+        text = text.replace("    def __init__(self):\n",
+                            "    def __init__(self):\n        while True:\n            pass\n")
+    else:
+        text += "\nwhile True:\n    pass\n"
+    path = write(tmp_path, text)
+    script = tmp_path / "in_time.py"
+    script.write_text(IN_TIME)
+    run = subprocess.run([sys.executable, str(script), *command, "--frontier", f"{path}:Good"],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    loop = next((n for n, line in enumerate(path.read_text().splitlines(), 1)
+                 if line.strip() == "while True:" and line.startswith(" " * 8)), 0)
+    assert run.returncode == status, run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr
+    assert message.format(loop=loop) in run.stderr or message.format(loop=loop + 1) in run.stderr
