@@ -94,6 +94,92 @@ class LabError(Exception):
     """A lab's bad input or unmet precondition: reported as one line, exit status 2."""
 
 
+class MissingColumn(LabError, KeyError):
+    """A column a lab reads and the CSV it re-plots lacks (a :class:`KeyError` too, so a lab
+    that asks for an optional column with ``try``/``except KeyError`` still works)."""
+
+    __str__ = Exception.__str__
+
+
+class _Row(dict):
+    """A row read back by :meth:`Lab.rows` (``--replot``): a column the CSV lacks is a
+    :class:`MissingColumn` naming the file, not a bare :class:`KeyError`."""
+
+    def __init__(self, data: Mapping[str, Any], path: Path) -> None:
+        super().__init__(data)
+        self.path = path
+
+    def __missing__(self, key: Any) -> Any:
+        raise MissingColumn(f"--replot: {self.path} has no column {key!r}: it was written by "
+                            "another version of the lab, or edited; run it without --replot")
+
+
+def _kind(value: Any) -> str:
+    """What a cell read by :func:`_cell` is: ``empty``, ``nan``, ``bool``, ``int``, ``float``
+    or ``text``."""
+    if value == "":
+        return "empty"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else "float"
+    return "text"
+
+
+def column_types(header: Sequence[str], rows: Sequence[Mapping[str, Any]],
+                 majority: bool = False) -> dict[str, tuple[str, set[str]]]:
+    """``{column: (kind, also)}`` for the rows a lab wrote: ``kind`` is ``bool``, ``int``,
+    ``float`` (finite; an ``int`` cell is a float too), ``text`` or ``any``, and ``also`` the
+    cells besides it the lab wrote there (``empty``, ``nan``). From a run's rows (``majority``
+    false) every cell counts; from a table that may be edited (``majority``) the kind most
+    cells have wins, and empty and nan cells are allowed (nothing says they were not written).
+    Provenance columns are left out. O(rows x columns)."""
+    types: dict[str, tuple[str, set[str]]] = {}
+    for column in header:
+        if column in PROVENANCE or column.startswith("machine_"):
+            continue
+        counts: dict[str, int] = {}
+        for row in rows:
+            kind = _kind(row.get(column, ""))
+            counts[kind] = counts.get(kind, 0) + 1
+        also = {k for k in ("empty", "nan") if k in counts}
+        kinds = {k: n for k, n in counts.items() if k not in ("empty", "nan")}
+        if majority:
+            also = {"empty", "nan"}
+            numbers = kinds.get("int", 0) + kinds.get("float", 0)
+            if not kinds:
+                kind = "any"
+            elif numbers >= max(kinds.get("bool", 0), kinds.get("text", 0)) and numbers:
+                kind = "int" if kinds.get("int", 0) > kinds.get("float", 0) else "float"
+            else:
+                kind = max(kinds, key=lambda k: kinds[k])
+                kind = kind if kind in ("bool", "text") else "any"
+        elif not kinds:
+            kind = "any"
+        elif len(kinds) == 1:
+            kind = next(iter(kinds))
+        elif set(kinds) == {"int", "float"}:
+            kind = "float"
+        else:
+            kind = "any"
+        types[column] = (kind, also)
+    return types
+
+
+def _fits(value: Any, kind: str, also: set[str]) -> bool:
+    """Whether a cell read back fits its column's type (see :func:`column_types`)."""
+    got = _kind(value)
+    if got in ("empty", "nan"):
+        return got in also or kind == "any"
+    return kind in ("any", got) or (kind == "float" and got == "int")
+
+
+_KIND_WORDS = {"int": "an integer", "float": "a finite number", "bool": "True or False",
+               "text": "a word (not a number)"}
+
+
 def _cell(text: str, path: Path, line: int, column: str) -> Any:
     """A CSV cell as :meth:`Lab.read_csv` gives it (see there); :class:`LabError` for a number
     out of range, which no lab writes and which overflowed in the figures."""
@@ -307,7 +393,7 @@ class Lab:
         path = self.dir / f"{stem}.csv"
         if not path.is_file():
             raise LabError(f"--replot: {path} is missing: run the lab without --replot first")
-        rows = self.read_csv(path)
+        header, rows, lines, raw = self._read_table(path)
         if not rows or any(r.get("source") not in SOURCES for r in rows):
             raise LabError(f"--replot: {path} is not a table this lab wrote (no rows, or rows "
                            "without their source column): run the lab without --replot")
@@ -315,8 +401,10 @@ class Lab:
         if stamped is not None and not self._replot_stamped:
             self.stamp_from({k: str(v) for k, v in stamped.items()})
             self._replot_stamped = True
+        self._check_cells(path, header, rows, lines, raw)
         print(f"# read {path} (--replot: nothing measured)")
-        return [{k: v for k, v in r.items() if k not in PROVENANCE and not k.startswith("machine_")}
+        return [_Row({k: v for k, v in r.items()
+                      if k not in PROVENANCE and not k.startswith("machine_")}, path)
                 for r in rows]
 
     def write_csv(
@@ -419,6 +507,12 @@ class Lab:
         ``1e309``, an integer beyond :data:`MAX_CSV_INT`), or ``nan`` in a column of integers.
         A column the lab needs and the file lacks is the caller's (a :class:`KeyError` that
         :func:`run_lab` turns into a :class:`LabError`). O(size of the file)."""
+        return self._read_table(path)[1]
+
+    def _read_table(self, path: Path) -> tuple[list[str], list[dict[str, Any]], list[int],
+                                               list[list[str]]]:
+        """:meth:`read_csv`'s header, rows, the line each row ends on, and each row's cells
+        as written (for the errors)."""
         try:
             text = read_regular(path, MAX_CSV_BYTES, "a lab CSV's").decode("utf-8")
         except OSError as exc:
@@ -428,6 +522,7 @@ class Lab:
         reader = csv.reader(io.StringIO(text, newline=""))
         rows: list[dict[str, Any]] = []
         lines: list[int] = []  # the line each row ends on, for the errors
+        raw: list[list[str]] = []  # each row's cells as written, for the errors
         try:
             header = next(reader, [])
             for cells in reader:
@@ -436,7 +531,12 @@ class Lab:
                 if len(cells) != len(header):
                     raise LabError(f"{path} line {reader.line_num}: {len(cells)} cells, the "
                                    f"header has {len(header)}: a truncated or damaged table")
+                if any("\0" in v for v in cells):
+                    column = header[next(i for i, v in enumerate(cells) if "\0" in v)]
+                    raise LabError(f"{path} line {reader.line_num}: column {column!r} holds "
+                                   "a NUL byte, which no lab writes")
                 lines.append(reader.line_num)
+                raw.append(cells)
                 rows.append({k: _cell(v, path, reader.line_num, k)
                              for k, v in zip(header, cells)})
         except csv.Error as exc:  # a field over the size limit, a NUL byte, a stray quote
@@ -449,7 +549,27 @@ class Lab:
                 if bad is not None:
                     raise LabError(f"{path} line {bad}: column {column!r} holds integers, "
                                    "not nan")
-        return rows
+        return header, rows, lines, raw
+
+    def _check_cells(self, path: Path, header: Sequence[str],
+                     rows: Sequence[Mapping[str, Any]], lines: Sequence[int],
+                     raw: Sequence[Sequence[str]]) -> None:
+        """:class:`LabError`, one line naming ``path``, the line and the column, for the first
+        cell of a re-plotted table that is not of its column's type, read off the table itself
+        (:func:`column_types` with ``majority``: a column most of whose cells are integers
+        holds integers, numbers finite numbers, words words; an empty or nan cell passes, as
+        a run may write one). O(rows x columns)."""
+        for i, column in enumerate(header):
+            types = column_types([column], rows, majority=True)
+            if column not in types:
+                continue
+            kind, also = types[column]
+            for n, (line, row, cells) in enumerate(zip(lines, rows, raw), 1):
+                if not _fits(row[column], kind, also):
+                    want = _KIND_WORDS.get(kind, "another value")
+                    raise LabError(f"--replot: {path} line {line} (row {n}): column {column!r} "
+                                   f"holds {cells[i][:40]!r}, not {want} as the rest of the "
+                                   "column: the table was edited; run the lab without --replot")
 
     def stamp_from(self, row: Mapping[str, str]) -> None:
         """Stamp this run's figures with the machine, date and commit of a measured CSV row
@@ -638,6 +758,25 @@ def _first_doc_line(path: Path) -> str:
     return doc.strip().splitlines()[0] if doc else ""
 
 
+def _call_lab(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None) -> int:
+    """``main(argv)``; with ``--replot``, an exception of the lab's figure or summary code (a
+    table that passed :meth:`Lab._check_cells` yet holds rows no run writes: one row, no row
+    at a tolerance the lab looks up) is a :class:`LabError`, one line, never a traceback. Its
+    own errors (:class:`LabError`; a column the table lacks is a :class:`MissingColumn`), an
+    interrupt and an :class:`OSError` (a figure it cannot write) pass through."""
+    try:
+        return int(main(argv) or 0)
+    except (LabError, OSError):
+        raise
+    except Exception as exc:
+        if "--replot" not in (sys.argv[1:] if argv is None else argv):
+            raise
+        what = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+        raise LabError(f"--replot: cannot draw the figure from the tables read ({what}): they "
+                       "were edited or written by another version of the lab; run it without "
+                       "--replot") from None
+
+
 def run_lab(name: str, argv: Sequence[str] | None = None) -> int:
     """Run lab ``name`` with ``argv``; :class:`LabError` if there is no such lab."""
     labs = lab_modules()
@@ -647,7 +786,9 @@ def run_lab(name: str, argv: Sequence[str] | None = None) -> int:
     module = importlib.import_module(f"labs.lab_{key.replace('-', '_')}")
     argv = list(argv or [])
     try:
-        return int(module.main(argv) or 0)
+        return _call_lab(module.main, argv)
+    except LabError:
+        raise
     except KeyError as exc:
         read = _read_flag(argv)
         if read is None:
@@ -688,7 +829,7 @@ def script(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | No
     prog = f"crawlab lab {name}"
     try:
         with terminate_is_interrupt():
-            return int(main(argv) or 0)
+            return _call_lab(main, argv)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
