@@ -27,7 +27,10 @@ queued (at most one per robot): **the re-fetch bound is threads + commit_every**
 ``DIR/started.log`` with one unbuffered ``write`` on an ``O_APPEND`` file, without ``fsync``:
 the kernel keeps what a killed process wrote (only a power loss can drop its tail). The log is
 not part of the crawl's state (deleting it changes no page); it only lets the report say how
-many pages were fetched in more than one session (``refetched``).
+many pages were fetched in more than one session (``refetched``). A started log larger than
+:data:`MAX_STARTED_LOG_BYTES` when the journal opens is refused (one line, exit 2) before a byte
+of it is read; at the end of a session it is read back only up to what was there at opening plus
+what this session wrote.
 
 **One crawl at a time.** While a journal is open its folder is locked: an exclusive
 ``fcntl.flock`` on ``DIR/crawl.lock`` (:func:`hold_folder`), taken before anything in the folder
@@ -75,11 +78,14 @@ from typing import Any
 from crawlers.args import MAX_COMMIT_EVERY, MAX_THREADS
 
 __all__ = ["FORMAT", "LOCK", "Journal", "JournalError", "Restored", "code_in", "count_refetched",
-           "hold_folder", "release_folder", "started_lines"]
+           "MAX_STARTED_LOG_BYTES", "hold_folder", "release_folder", "started_lines"]
 
 FORMAT = "crawlab-journal-1"  # meta 'format': the schema version this module reads and writes
 DB, LOG = "journal.sqlite", "started.log"
 LOCK = "crawl.lock"  # the journal folder's lock file (hold_folder), for BSP journals too
+MAX_STARTED_LOG_BYTES = 2**30
+"""The largest started log a resumed crawl reads back (1 GiB: some 15 million fetches of
+60-byte lines); a larger one is refused when the journal opens, before a byte is read."""
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -105,35 +111,58 @@ def started_lines(session: int, urls: Iterable[str]) -> bytes:
     return "".join(f"{session}\t{u}\n" for u in urls).encode()
 
 
-def count_refetched(logs: Iterable[str | Path]) -> int:
+def count_refetched(logs: Iterable[str | Path], limit: int | None = None) -> int:
     """Pages started in more than one session, summed over the extra sessions, from started
     logs (missing ones skipped; a torn last line ignored). Lines are compared as bytes, so a
-    line that is not UTF-8 counts as it is, never an error. O(lines of the logs)."""
+    line that is not UTF-8 counts as it is, never an error. A log of more than ``limit`` bytes
+    (when given) is a :class:`JournalError`, before a byte of it is read. O(lines of the
+    logs)."""
     sessions: dict[bytes, set[bytes]] = {}
     for path in logs:
-        for line in _complete_lines(path):
+        for line in _complete_lines(path, limit):
             session, _, url = line.partition(b"\t")
             sessions.setdefault(url, set()).add(session)
     return sum(len(s) - 1 for s in sessions.values())
 
 
-def _complete_lines(path: str | Path) -> Iterator[bytes]:
+def _complete_lines(path: str | Path, limit: int | None = None) -> Iterator[bytes]:
     """The lines of the started log ``path`` that end in a newline (without it), up to a torn
     last line; none if ``path`` is missing or not a regular file (opened non-blocking, so a
-    FIFO there cannot hang the reader). O(lines)."""
+    FIFO there cannot hang the reader). More than ``limit`` bytes (when given), checked on the
+    open file and again on what is read, is a :class:`JournalError`. O(lines)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         return
+    if limit is not None and st.st_size > limit:
+        os.close(fd)
+        raise JournalError(_too_large(path, st.st_size, limit))
     os.set_blocking(fd, True)
     with open(fd, "rb") as f:
-        for line in f:
+        for line in f if limit is None else _bounded(f, path, limit):
             if not line.endswith(b"\n"):
                 return
             yield line[:-1]
+
+
+def _bounded(f: Any, path: str | Path, limit: int) -> Iterator[bytes]:
+    """The lines of binary file ``f`` within its first ``limit`` bytes; a file that grew past
+    them while read is a :class:`JournalError` (no line longer than ``limit`` is held)."""
+    read = 0
+    while line := f.readline(limit - read + 1):
+        read += len(line)
+        if read > limit:
+            raise JournalError(_too_large(path, read, limit))
+        yield line
+
+
+def _too_large(path: str | Path, size: int, limit: int) -> str:
+    return (f"{path}: {size:,} bytes or more, more than the {limit:,} a journal's started log "
+            "is read up to (it only counts re-fetches: remove it to resume)")
 
 
 def _json(text: Any) -> Any:
@@ -293,6 +322,8 @@ class Journal:
         self._buffer: list[tuple[str, int | None, str | None, list[tuple[str, float]]]] = []
         self._stop = threading.Event()
         self._flusher: threading.Thread | None = None
+        # _log_lock guards _log_bytes: the started log's size at opening plus what was written.
+        self._log_lock = threading.Lock()
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -381,10 +412,14 @@ class Journal:
         except OSError as exc:  # ENXIO: a FIFO without a reader (or a device)
             why = "not a regular file" if exc.errno == errno.ENXIO else exc.strerror
         else:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and st.st_size <= MAX_STARTED_LOG_BYTES:
                 os.set_blocking(fd, True)
+                self._log_bytes = st.st_size  # what refetched() reads back, with this session's
                 return fd
             os.close(fd)
+            if stat.S_ISREG(st.st_mode):
+                raise JournalError(_too_large(path, st.st_size, MAX_STARTED_LOG_BYTES))
             why = "not a regular file"
         raise JournalError(f"cannot append to {path}, the journal's started log ({why}); it "
                            "only counts re-fetches: remove it to resume")
@@ -527,7 +562,9 @@ class Journal:
 
     def started(self, url: str) -> None:
         """A robot is about to fetch ``url``: one ``write`` to the started log (no fsync)."""
-        os.write(self._log_fd, started_lines(self.session, [url]))
+        written = os.write(self._log_fd, started_lines(self.session, [url]))
+        with self._log_lock:
+            self._log_bytes += written
 
     def record(self, url: str, status: int | None, error: str | None,
                links: list[tuple[str, float]]) -> None:
@@ -578,8 +615,11 @@ class Journal:
 
     def refetched(self) -> int:
         """Pages fetched in more than one session, summed over the extra sessions (from the
-        started log; a torn last line is ignored). O(lines of the log)."""
-        return count_refetched([self.dir / LOG])
+        started log; a torn last line is ignored). The log is read up to its size at opening
+        plus what this session wrote: more is a :class:`JournalError`. O(lines of the log)."""
+        with self._log_lock:
+            limit = self._log_bytes
+        return count_refetched([self.dir / LOG], limit)
 
     def close(self) -> None:
         """Commit what is queued, mark the session clean (its crawl stopped, nothing in

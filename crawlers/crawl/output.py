@@ -9,13 +9,17 @@ A resumed crawl continues the files of its earlier sessions. The BSP crawl knows
 ended (``resume_at``, offsets in its journal); the threaded crawl knows which pages its journal
 holds as fetched (``keep``): their lines are kept, and lines of any other page (fetched by a
 session that died before its journal committed the page, so fetched again now) and a line cut
-short by the kill are dropped, so each page is in the files once.
+short by the kill are dropped, so each page is in the files once. A file larger than
+:data:`MAX_KEPT_BYTES`, or with a line longer than :data:`MAX_KEPT_LINE`, is refused (a
+ValueError, one line naming the file) before it is read or rewritten.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -23,7 +27,14 @@ from typing import Any
 
 from crawlers.page.fetch import FetchResult
 
-__all__ = ["CrawlOutput"]
+__all__ = ["MAX_KEPT_BYTES", "MAX_KEPT_LINE", "CrawlOutput"]
+
+MAX_KEPT_BYTES = 2**30
+"""The largest ``pages.jsonl`` or ``edges.txt`` a resumed crawl reads back to keep its pages
+(1 GiB: some 15 million links); a larger file is refused before a byte of it is read."""
+MAX_KEPT_LINE = 2**24
+"""The longest line (16 MiB) a resumed crawl reads back from them, far beyond any the crawl
+writes (its links are cut at ``--max-url-length``)."""
 
 
 class CrawlOutput:
@@ -41,6 +52,7 @@ class CrawlOutput:
         counts the pages kept); neither: start afresh. O(size of the files kept)."""
         self.dir = Path(directory)
         self.kept = 0
+        files: list[Any] = []  # closed again if a later file is refused
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             for name in ("pages.jsonl", "edges.txt", "summary.json"):
@@ -53,7 +65,8 @@ class CrawlOutput:
                 if offset > size:  # checked before either file is cut
                     raise ValueError(f"cannot continue {self.dir / name}: the journal says "
                                      f"{offset:,} bytes were written, the file has {size:,}")
-            files = []
+            for name in ("pages.jsonl", "edges.txt") if keep is not None else ():
+                _check_size(self.dir / name)  # both, before either is rewritten
             for name, offset in zip(("pages.jsonl", "edges.txt"), resume_at or (None, None)):
                 if offset is not None:
                     os.truncate(self.dir / name, offset)
@@ -65,7 +78,11 @@ class CrawlOutput:
                 files.append(open(self.dir / name, mode, encoding="utf-8"))
             self._pages, self._edges = files
         except OSError as exc:
+            _close(files)
             raise ValueError(f"cannot write to {directory}: {exc.strerror}") from None
+        except ValueError:
+            _close(files)
+            raise
         # _write_lock guards both files.
         self._write_lock = threading.Lock()
 
@@ -115,37 +132,77 @@ class CrawlOutput:
                     f.close()
 
 
+def _close(files: list) -> None:
+    for f in files:
+        f.close()
+
+
+def _check_size(path: Path, size: int | None = None) -> None:
+    """A ValueError if ``path`` (of ``size`` bytes, else its size now; missing: 0) is larger
+    than :data:`MAX_KEPT_BYTES`."""
+    if size is None:
+        size = path.stat().st_size if path.is_file() else 0
+    if size > MAX_KEPT_BYTES:
+        raise ValueError(f"{path}: {size:,} bytes, more than the {MAX_KEPT_BYTES:,} a resumed "
+                         "crawl reads back; move it aside to resume")
+
+
 def _keep(path: Path, urls: set[str], page: bool) -> int:
     """Rewrite ``path`` with only its whole lines that belong to a page in ``urls`` (a
     ``pages.jsonl`` record's ``url`` if ``page``, its first line per page; else an edge's
     source); returns how many pages (or edge lines) were kept. Written to a temporary file,
     then renamed over the file (a link's target, for a symbolic link): a kill leaves the old
     file or the new, never half of one. A missing file keeps nothing; anything but a regular
-    file is a ValueError. O(size of the file)."""
+    file, a file of more than :data:`MAX_KEPT_BYTES` or a line of more than
+    :data:`MAX_KEPT_LINE` bytes is a ValueError, and the file is left as it was. O(size of
+    the file), in memory O(longest line)."""
     if not path.exists():
         return 0
     path = path.resolve()
     if not path.is_file():
         raise ValueError(f"{path} is not a regular file")
-    kept, seen = [], set()
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if not line.endswith("\n"):  # cut short by a kill
-                continue
-            if page:
-                try:
-                    url = json.loads(line).get("url")
-                except (ValueError, AttributeError, RecursionError):
-                    continue
-                if not isinstance(url, str) or url in seen:
-                    continue
-                seen.add(url)
-            else:
-                url = line.split(" ", 1)[0]
-            if url in urls:
-                kept.append(line)
+    kept, seen = 0, set()
     tmp = path.with_name(path.name + ".resume")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.writelines(kept)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # replaced by a FIFO meanwhile: no hang
+    with open(fd, "rb") as f, open(tmp, "w", encoding="utf-8") as out:
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise ValueError(f"{path} is not a regular file")
+            _check_size(path, st.st_size)
+            os.set_blocking(fd, True)
+            read = 0
+            for number in itertools.count(1):
+                raw = f.readline(MAX_KEPT_LINE + 1)
+                read += len(raw)
+                if not raw:
+                    break
+                if len(raw) > MAX_KEPT_LINE:
+                    raise ValueError(f"{path}:{number}: a line of more than {MAX_KEPT_LINE:,} "
+                                     "bytes, which no crawl writes; move the file aside to "
+                                     "resume")
+                if read > MAX_KEPT_BYTES:  # grew while read
+                    raise ValueError(f"{path}: more than the {MAX_KEPT_BYTES:,} bytes a "
+                                     "resumed crawl reads back; move it aside to resume")
+                if not raw.endswith(b"\n"):  # cut short by a kill
+                    continue
+                line = raw.decode("utf-8", errors="replace")
+                if page:
+                    try:
+                        url = json.loads(line).get("url")
+                    except (ValueError, AttributeError, RecursionError):
+                        continue
+                    if not isinstance(url, str) or url in seen:
+                        continue
+                    seen.add(url)
+                else:
+                    url = line.split(" ", 1)[0]
+                if url in urls:
+                    out.write(line)
+                    kept += 1
+        except BaseException:
+            out.close()
+            tmp.unlink(missing_ok=True)
+            raise
     os.replace(tmp, path)
-    return len(kept)
+    return kept

@@ -48,7 +48,8 @@ __all__ = [
     "write_partition_file",
 ]
 
-_PARTS_HEADER = re.compile(r"\bparts=(\d+)\b")
+_PARTS_HEADER = re.compile(r"\bparts=([0-9]+)\b")  # ASCII digits: \d takes '²' too
+_PART = re.compile(r"[0-9]{1,9}")  # a part number; int() of it cannot fail
 
 
 class PartitionFileError(ValueError):
@@ -158,14 +159,19 @@ def read_partition_file(path: str | Path) -> SiteTable:
         if stripped.startswith("#"):
             header = _PARTS_HEADER.search(stripped)
             if header and parts is None:
+                if not _PART.fullmatch(header.group(1)):
+                    raise PartitionFileError(f"{path}:{number}: parts= takes at most 9 "
+                                             f"digits, got {len(header.group(1)):,}")
                 parts = int(header.group(1))
             found = re.search(r"\bmethod=(\S+)", stripped)
             if found:
                 method = found.group(1)
             continue
         fields = stripped.split()
-        if len(fields) != 2 or not fields[1].isdigit():
-            raise PartitionFileError(f"{path}:{number}: expected 'site part', got {stripped!r}")
+        if len(fields) != 2 or not _PART.fullmatch(fields[1]):
+            shown = repr(stripped) if len(stripped) <= 200 else f"{stripped[:200]!r}..."
+            raise PartitionFileError(f"{path}:{number}: expected 'site part' (a part is 0 to "
+                                     f"{10**9 - 1:,}), got {shown}")
         site = fields[0].lower()
         if ":" not in site.rsplit("]", 1)[-1]:
             raise PartitionFileError(f"{path}:{number}: a site is host:port, got {fields[0]!r}")

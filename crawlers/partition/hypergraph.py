@@ -34,6 +34,11 @@ with numpy, O(links log links).
 
 from __future__ import annotations
 
+import io
+import itertools
+import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +48,8 @@ from crawlers.page.urls import site_of
 from crawlers.web.webgen import Addressing, Web
 
 __all__ = [
+    "MAX_GRAPH_BYTES",
+    "MAX_GRAPH_LINE",
     "CrawlGraph",
     "SiteHypergraph",
     "cut_links",
@@ -125,34 +132,88 @@ class CrawlGraph:
                    page_bytes=sizes.astype(np.int64) if np.any(sizes) else None)
 
 
+MAX_GRAPH_BYTES = 256 * 2**20
+"""The largest edge list ``read_graph`` reads (some 3 million links): a larger file is refused
+before a byte of it is read."""
+MAX_GRAPH_LINE = 64 * 2**10
+"""The longest line (characters) of an edge list: two URLs, far beyond the default
+``--max-url-length`` (2083); no longer line is held in memory."""
+
+
 def read_graph(path: str | Path) -> CrawlGraph:
     """Read an edge list (one ``source_url target_url`` per line, as ``crawlab crawl --out``
     writes ``edges.txt`` and :meth:`~crawlers.web.webgen.Web.export_edges` writes).
 
-    Raises ValueError with a one-line message if the file is missing or unreadable, a line is
-    malformed, or it holds no link. URLs are normalized; self-loops and duplicates dropped.
-    O(links log links).
+    Raises ValueError with a one-line message if the file is missing, unreadable, not a
+    regular file, larger than :data:`MAX_GRAPH_BYTES`, a line is longer than
+    :data:`MAX_GRAPH_LINE` or malformed, or it holds no link. URLs are normalized; self-loops
+    and duplicates dropped. O(links log links); opened non-blocking, so no file makes it wait.
     """
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"graph file {path} is a directory, not an edge list")
     if not path.exists():
         raise ValueError(f"graph file not found: {path}")
-    if not path.is_file():
-        raise ValueError(f"graph file {path} is not a regular file (an edge list is one)")
-    no_links = ValueError(f"{path}: no links (expected 'source_url target_url' lines)")
     try:
-        with open(path, encoding="utf-8") as lines:  # Web.load_edges fails on no line at all
-            if not any(line.split() and not line.lstrip().startswith("#") for line in lines):
-                raise no_links
-        web = Web.load_edges(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    lines = None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"graph file {path} is not a regular file (an edge list is one)")
+        if st.st_size > MAX_GRAPH_BYTES:
+            raise ValueError(f"graph file {path}: {st.st_size:,} bytes, more than the "
+                             f"{MAX_GRAPH_BYTES:,} an edge list may have")
+        os.set_blocking(fd, True)
+        raw = open(fd, "rb", closefd=False)
+        with raw, io.TextIOWrapper(raw, encoding="utf-8") as text:
+            lines = _Lines(path, raw, text)
+            web = Web.load_edges(path, lines)
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text edge list") from None
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    except ValueError:
+        if lines is not None and lines.ended and not lines.links:  # load_edges' "no edges"
+            raise ValueError(f"{path}: no links (expected 'source_url target_url' lines)"
+                             ) from None
+        raise
+    finally:
+        os.close(fd)
     if web.n_edges == 0:
-        raise no_links
+        raise ValueError(f"{path}: no links (expected 'source_url target_url' lines)")
     return CrawlGraph.from_web(web)
+
+
+class _Lines:
+    """The lines of an edge list being read, each at most :data:`MAX_GRAPH_LINE` characters
+    and all of them within :data:`MAX_GRAPH_BYTES` (a file that grows while read is refused,
+    not cut short); ``links`` counts the lines that are neither blank nor comments, ``ended``
+    says all were read."""
+
+    def __init__(self, path: Path, raw: io.BufferedReader, text: io.TextIOWrapper) -> None:
+        self.path, self.raw, self.text = path, raw, text
+        self.links = 0
+        self.ended = False
+
+    def __iter__(self) -> Iterator[str]:
+        for number in itertools.count(1):
+            line = self.text.readline(MAX_GRAPH_LINE + 1)
+            if not line:
+                self.ended = True
+                return
+            if len(line.rstrip("\r\n")) > MAX_GRAPH_LINE:
+                raise ValueError(f"{self.path}:{number}: a line longer than "
+                                 f"{MAX_GRAPH_LINE:,} characters, the most an edge list's "
+                                 "line may have")
+            if self.raw.tell() > MAX_GRAPH_BYTES:
+                raise ValueError(f"graph file {self.path}: more than the {MAX_GRAPH_BYTES:,} "
+                                 "bytes an edge list may have")
+            if line.split() and not line.lstrip().startswith("#"):
+                self.links += 1
+            yield line
 
 
 # -- the site hypergraph -------------------------------------------------------------------------

@@ -31,7 +31,7 @@ Generation is vectorized with numpy: 10^6 pages and ~10^7 links take a few secon
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -226,29 +226,33 @@ class Web:
             out.write("".join(chunk))
 
     @classmethod
-    def load_edges(cls, path: str | Path) -> Web:
+    def load_edges(cls, path: str | Path, lines: Iterable[str] | None = None) -> Web:
         """Read a plain edge list (as written by :meth:`export_edges` or by a crawl).
 
         Blank lines and lines starting with ``#`` are skipped. URLs are normalized. A
         list of logical URLs gives back the same page ids as the generated web; any other
         URLs are grouped by site in order of first appearance. Page sizes are not part of
         the format: they are set to 0. Self-loops and duplicates are dropped. O(E log E).
+        ``lines``, when given, are the file's lines, already read (``path`` names it in
+        messages).
         """
+        if lines is None:
+            with open(path, encoding="utf-8") as f:
+                return cls.load_edges(path, f)
         ids: dict[str, int] = {}
         src: list[int] = []
         dst: list[int] = []
-        with open(path, encoding="utf-8") as lines:
-            for number, line in enumerate(lines, 1):
-                fields = line.split()
-                if not fields or fields[0].startswith("#"):
-                    continue
-                if len(fields) != 2:
-                    raise ValueError(f"{path}:{number}: expected 'source target'")
-                a, b = (normalize(f) for f in fields)
-                if a is None or b is None:
-                    raise ValueError(f"{path}:{number}: not an http(s) URL")
-                src.append(ids.setdefault(a, len(ids)))
-                dst.append(ids.setdefault(b, len(ids)))
+        for number, line in enumerate(lines, 1):
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            if len(fields) != 2:
+                raise ValueError(f"{path}:{number}: expected 'source target'")
+            a, b = (normalize(f) for f in fields)
+            if a is None or b is None:
+                raise ValueError(f"{path}:{number}: not an http(s) URL")
+            src.append(ids.setdefault(a, len(ids)))
+            dst.append(ids.setdefault(b, len(ids)))
         if not src:
             raise ValueError(f"{path}: no edges (expected 'source_url target_url' lines)")
         urls = list(ids)
