@@ -141,3 +141,14 @@ def test_a_file_for_a_folder_is_refused_naming_the_flag(capsys, tmp_path, flag):
     line = refused(capsys, "--max-pages", "10", flag, str(path), flag=flag)
     assert "not a folder" in line
     assert path.read_text() == "not a folder\n"
+
+
+@pytest.mark.parametrize("command", ["crawl", "bsp"])
+@pytest.mark.parametrize("given", [["--latency", "0", "--jitter", "0.5"],
+                                   ["--latency", "0.001", "--jitter", "0.5"]])
+def test_a_jitter_larger_than_the_latency_is_refused(capsys, command, given):
+    """With --latency 0 the jitter was dropped (a clock that never waits); above 0 its delays
+    below 0 were cut at 0, and their mean was 125 times the latency asked for."""
+    assert main([command, "--sim", "--pages", "40", "--sites", "2", *given]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--jitter" in err and "--latency" in err, err

@@ -66,10 +66,12 @@ def test_seed_with_no_web_is_refused_without_jitter(capsys, site):
 
 
 def test_seed_with_no_web_draws_the_jitter(site):
-    accepted(["--no-web", "--dir", site, "--seed", "3", "--jitter", "0.01"])
+    accepted(["--no-web", "--dir", site, "--seed", "3", "--latency", "0.01", "--jitter",
+              "0.01"])
 
 
-@pytest.mark.parametrize("extra", [[], ["--latency", "0.01"], ["--jitter", "0.01"],
+@pytest.mark.parametrize("extra", [[], ["--latency", "0.01"],
+                                   ["--latency", "0.01", "--jitter", "0.01"],
                                    ["--hold", "5"], ["--port-base", "40000"]])
 def test_flags_that_act_on_directory_sites_are_accepted_with_no_web(site, extra):
     """--hold acts on every site: /_fault/timeout holds a request that long."""
@@ -164,3 +166,12 @@ def test_the_client_limits_reach_the_server(monkeypatch):
     accepted(["--pages", "40", "--sites", "2", "--idle-timeout", "3.5",
               "--request-timeout", "0.25", "--send-timeout", "7"])
     assert seen == {"idle": 3.5, "request": 0.25, "send": 7.0}
+
+
+# -- a jitter larger than the latency ----------------------------------------------------------
+
+@pytest.mark.parametrize("given", [["--jitter", "1"], ["--latency", "0.001", "--jitter", "0.5"]])
+def test_a_jitter_larger_than_the_latency_is_refused(capsys, given):
+    """Delays below 0 were cut at 0: ``--latency 0.001 --jitter 0.5`` waited 0.125 s a request
+    on average, and with ``--latency 0`` the jitter was dropped, both without a word."""
+    refused(capsys, ["--pages", "40", "--sites", "2", *given], "--jitter", "--latency")

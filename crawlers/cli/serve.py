@@ -16,6 +16,7 @@ from typing import Any
 
 from crawlers.args import MAX_PAGES
 from crawlers.cli.webflags import MAX_LATENCY
+from crawlers.page.clock import jitter_problem
 from crawlers.page.faults import Fault, FaultPlan, parse_faults
 from crawlers.web.httpd import HOST, IDLE_TIMEOUT, REQUEST_TIMEOUT, SEND_TIMEOUT, LabServer
 from crawlers.web.render import robots_path_problem
@@ -46,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--latency", default="0", metavar="SECONDS",
                         help="mean injected latency per request (default 0)")
     parser.add_argument("--jitter", default="0", metavar="SECONDS",
-                        help="latency varies uniformly by +- this much (default 0)")
+                        help="latency varies uniformly by +- this much, at most --latency (default 0)")
     parser.add_argument("--faults", default=None, metavar="RATE",
                         help="fraction of generated pages (not home pages) that misbehave "
                         "(default 0)")
@@ -180,6 +181,9 @@ def _config_from_args(args: argparse.Namespace) -> tuple[Web | None, dict[str, A
         "traps": args.traps,
     }
     _refuse_no_effect(args, pages, sites, rate, options["jitter"])
+    problem = jitter_problem(options["latency"], options["jitter"], ("--jitter", "--latency"))
+    if problem is not None:
+        raise ValueError(problem)
     web = None if args.no_web else generate(pages, sites, seed=seed)
     return web, options
 

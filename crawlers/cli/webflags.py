@@ -43,7 +43,7 @@ def add_web_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--latency", type=at_most(non_negative, MAX_LATENCY, "an hour"), metavar="S",
                    help="mean injected latency per page (default: 0.02 s)")
     g.add_argument("--jitter", type=at_most(non_negative, MAX_LATENCY, "an hour"), metavar="S",
-                   help="latency jitter half-width (default: latency / 2)")
+                   help="latency jitter half-width, at most the latency (default: latency / 2)")
     g.add_argument("--parser", choices=("lxml", "bs4"),
                    help="link extractor for real HTML (default: lxml)")
     g.add_argument("--politeness", type=at_most(non_negative, MAX_SECONDS, "a year"),
@@ -111,6 +111,7 @@ def web_options(args: argparse.Namespace, threads: int):
     a generated-web flag with ``--seed-url``, ``--politeness`` without it, ``--parser``
     with ``--sim``."""
     from crawlers.crawl.targets import WebOptions
+    from crawlers.page.clock import jitter_problem
 
     given = {name for name in (*_GENERATED, "parser", "politeness")
              if getattr(args, name) is not None}
@@ -132,6 +133,11 @@ def web_options(args: argparse.Namespace, threads: int):
         kind = "sim" if args.sim else "served"
     defaults = WebOptions()
     values = {name: getattr(args, name) for name in given}
+    if "jitter" in values:
+        problem = jitter_problem(values.get("latency", defaults.latency), values["jitter"],
+                                 ("--jitter", "--latency"))
+        if problem is not None:
+            raise ValueError(problem)
     return WebOptions(kind=kind, seed_urls=args.seed_url, threads=threads,
                       policy=policy_of(args, kind),
                       **{name: values.get(name, getattr(defaults, name))

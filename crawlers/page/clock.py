@@ -89,9 +89,23 @@ def unit_hash(seed: int, key: str, salt: str = "") -> float:
     return int.from_bytes(digest, "big") / 2.0**64
 
 
+def jitter_problem(latency: float, jitter: float, flags: tuple[str, str] = ("jitter",
+                   "latency")) -> str | None:
+    """Why a ``jitter`` (half-width) cannot go with a mean ``latency``, or ``None``: a jitter
+    larger than the latency draws delays below 0, which are cut at 0, and the delays' mean is
+    then more than the latency asked for (``--latency 0.001 --jitter 0.5`` waited 0.125 s a
+    request on average, 125 times the latency)."""
+    if jitter > latency:
+        return (f"{flags[0]} {jitter:g} is more than {flags[1]} {latency:g}: delays below 0 "
+                f"would be cut at 0, and their mean would not be {flags[1]}; give a jitter of "
+                f"at most the latency")
+    return None
+
+
 @dataclass(frozen=True)
 class LatencyModel:
-    """Per-request delay: ``mean`` plus uniform jitter in ``[-jitter, +jitter]``, never < 0.
+    """Per-request delay: ``mean`` plus uniform jitter in ``[-jitter, +jitter]``, with
+    ``jitter <= mean`` (:func:`jitter_problem`), so never below 0 and of mean ``mean``.
 
     The delay of a key is deterministic from ``(seed, key)``; immutable, so thread-safe.
     """
@@ -103,6 +117,9 @@ class LatencyModel:
     def __post_init__(self) -> None:
         if self.mean < 0 or self.jitter < 0:
             raise ValueError("latency and jitter must be >= 0")
+        problem = jitter_problem(self.mean, self.jitter)
+        if problem is not None:
+            raise ValueError(problem)
 
     def delay(self, key: str) -> float:
         """Seconds to wait before answering ``key``. O(len(key))."""
