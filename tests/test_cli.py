@@ -91,13 +91,15 @@ def test_a_reader_that_goes_away_ends_the_command_without_a_traceback():
 
 
 def test_a_file_to_write_that_is_a_folder_is_one_line_and_exit_2(tmp_path):
-    """The crawl's timeline file is a folder: one line naming it, exit 2; it ended in an
-    IsADirectoryError traceback before (found by an adversarial reading; so did explore's
-    trace and the crawl's summary.json)."""
+    """The crawl's timeline file is a folder: one line naming it, exit 2, before the crawl
+    (no report: nothing was crawled). It ended in an IsADirectoryError traceback (found by an
+    adversarial reading; so did explore's trace and the crawl's summary.json), then was found
+    only after the crawl, and the report was lost with it (a later reading)."""
     (tmp_path / "t.json").mkdir()
     result = run("crawl", "--sim", "--pages", "100", "--json", "--timeline",
                  str(tmp_path / "t"))
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Is a directory" in lines[0], result.stderr
+    assert len(lines) == 1 and "t.json is there and is not a file" in lines[0], result.stderr
+    assert result.stdout == ""  # refused before the crawl

@@ -152,3 +152,4 @@ def test_a_jitter_larger_than_the_latency_is_refused(capsys, command, given):
     assert main([command, "--sim", "--pages", "40", "--sites", "2", *given]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--jitter" in err and "--latency" in err, err
+

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Iterator
 
@@ -168,13 +169,13 @@ def run(args: argparse.Namespace) -> int:
             journal.close()
         if sink is not None:
             sink.close(report.as_json() if report is not None else None)
-    if timeline is not None:
-        _write_timeline(timeline, stem, report, quiet=args.json)
-    if args.json:
-        print(json.dumps(report.as_json()))
+    if args.json:  # the report first: a timeline that cannot be written does not lose it
+        print(json.dumps(report.as_json()), flush=True)
     else:
         print(file=sys.stderr)
         print_report(report)
+    if timeline is not None:
+        _write_timeline(timeline, stem, report, quiet=args.json)
     return 0
 
 
@@ -273,6 +274,12 @@ def _timeline_of(path: str | None):
                          "written as FILE.png and FILE.json)")
     if not stem.parent.is_dir():
         raise ValueError(f"--timeline: no such folder: {stem.parent}")
+    for written in (stem.with_suffix(".png"), stem.with_suffix(".json")):
+        if (written.exists() or written.is_symlink()) and not written.is_file():
+            raise ValueError(f"--timeline: {written} is there and is not a file (FILE is "
+                             "written as FILE.png and FILE.json)")
+    if not os.access(stem.parent, os.W_OK):
+        raise ValueError(f"--timeline: cannot write in {stem.parent}")
     return Timeline(), stem
 
 

@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--latency", default="0", metavar="SECONDS",
                         help="mean injected latency per request (default 0)")
     parser.add_argument("--jitter", default="0", metavar="SECONDS",
-                        help="latency varies uniformly by +- this much, at most --latency (default 0)")
+                        help="latency varies uniformly by +- this much, at most --latency "
+                        "(default 0)")
     parser.add_argument("--faults", default=None, metavar="RATE",
                         help="fraction of generated pages (not home pages) that misbehave "
                         "(default 0)")
