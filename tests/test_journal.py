@@ -274,18 +274,19 @@ def test_concurrent_records_never_exceed_one_batch_and_all_commit(tmp_path):
 
 def test_resume_keeps_priorities_and_discovery_order(tmp_path):
     j = Journal(tmp_path, commit_every=100)
-    j.begin([("a", 0.5), ("b", 0.5)], threads=1)
-    j.record("a", 200, None, [("c", 0.9), ("d", 0.75)])
-    j.record("b", 200, None, [("c", 0.25)])  # a lower offer for c: the higher one is kept
+    j.begin([("http://x/a", 0.5), ("http://x/b", 0.5)], threads=1)
+    j.record("http://x/a", 200, None, [("http://x/c", 0.9), ("http://x/d", 0.75)])
+    # a lower offer for c: the higher one is kept
+    j.record("http://x/b", 200, None, [("http://x/c", 0.25)])
     j.flush()
     # a crash: the session never closes (its flusher is a daemon thread), and the kernel
     # drops the dead crawl's lock on the folder
     release_folder(j._lock_fd)
     j2 = Journal(tmp_path)
-    restored = j2.begin([("a", 0.5), ("b", 0.5)], threads=1)
+    restored = j2.begin([("http://x/a", 0.5), ("http://x/b", 0.5)], threads=1)
     j2.close()
-    assert restored.done == ["a", "b"]
-    assert restored.frontier == [("c", 0.9), ("d", 0.75)]
+    assert restored.done == ["http://x/a", "http://x/b"]
+    assert restored.frontier == [("http://x/c", 0.9), ("http://x/d", 0.75)]
     assert restored.refetch_bound == 1 + 100
 
 

@@ -107,6 +107,15 @@ def assert_refused(capsys, state, named) -> str:
     ("UPDATE session SET commit_every = 9223372036854775807", "commit_every"),
     ("UPDATE session SET commit_every = -1", "commit_every"),
     ("UPDATE session SET clean = 'yes'", "clean flag"),
+    # URLs no crawl writes: a resumed crawl fetched each (an adversarial reading)
+    ("INSERT INTO url(url, priority) VALUES ('javascript:alert(1)', 1.0)", "http(s) URL"),
+    ("INSERT INTO url(url, priority) VALUES ('', 1.0)", "http(s) URL"),
+    ("INSERT INTO url(url, priority) VALUES ('http://', 1.0)", "http(s) URL"),
+    ("INSERT INTO url(url, priority, done) VALUES ('file:///etc/passwd', 1.0, 1)", "http(s) URL"),
+    ("INSERT INTO url(url, priority) VALUES ('http://x/a' || char(10) || 'b', 1.0)",
+     "http(s) URL"),
+    ("INSERT INTO url(url, priority) VALUES ('http://x/a b', 1.0)", "http(s) URL"),
+    ("INSERT INTO url(url, priority) VALUES ('http://x/' || char(0), 1.0)", "http(s) URL"),
 ])
 def test_a_forged_row_is_refused_in_one_line_naming_the_journal(capsys, state, sql, why):
     forge(state, sql)

@@ -253,6 +253,10 @@ def release_folder(fd: int) -> None:
 _ROWS = {
     "url": (
         ("typeof(url) = 'text'", "its url is not text"),
+        ("(url GLOB 'http://?*' OR url GLOB 'https://?*') AND instr(url, char(0)) = 0 AND NOT "
+         "url GLOB '*[' || char(" + ", ".join(map(str, [*range(1, 33), 127])) + ") || ']*'",
+         "its url is not an http(s) URL without spaces or control characters, as a crawl "
+         "writes"),
         ("typeof(priority) IN ('integer', 'real') AND abs(priority) <= 1.7976931348623157e308",
          "its priority is not a finite number"),
         ("typeof(done) = 'integer' AND done IN (0, 1)", "its done flag is not 0 or 1"),
