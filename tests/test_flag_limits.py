@@ -175,6 +175,12 @@ def test_partition_seed_fits_kahypar(capsys, tmp_path, seed):
             "--seed")
 
 
+@pytest.mark.parametrize("seed", [str(MAX_SEED + 1), "10" * 12])
+def test_serve_seed_has_the_limit_of_the_other_commands(capsys, seed):
+    """``crawl``, ``bsp`` and ``explore`` take a seed up to MAX_SEED; ``serve`` took any."""
+    refused(capsys, ["serve", "--pages", "10", "--sites", "1", "--seed", seed], "--seed")
+
+
 def test_lab_seed_fits_kahypar(capsys, monkeypatch, tmp_path):
     import labs.lab_partition as lab_partition
 

@@ -14,7 +14,7 @@ import signal
 import sys
 from typing import Any
 
-from crawlers.args import MAX_PAGES
+from crawlers.args import MAX_PAGES, MAX_SEED
 from crawlers.cli.webflags import MAX_LATENCY
 from crawlers.page.clock import jitter_problem
 from crawlers.page.faults import Fault, FaultPlan, parse_faults
@@ -150,7 +150,7 @@ def _config_from_args(args: argparse.Namespace) -> tuple[Web | None, dict[str, A
         _refuse_without_web(args)
     sites = _number(args, "sites", int, 1, MAX_PAGES)
     pages = _number(args, "pages", int, sites, MAX_PAGES)
-    seed = _number(args, "seed", int, 0)
+    seed = _number(args, "seed", int, 0, MAX_SEED)  # as crawl, bsp and explore take it
     n_sites = (0 if args.no_web else sites) + len(args.dir)
     rate = _number(args, "faults", float, 0.0, 1.0)
     try:
