@@ -128,14 +128,13 @@ def _kind(value: Any) -> str:
     return "text"
 
 
-def column_types(header: Sequence[str], rows: Sequence[Mapping[str, Any]],
-                 majority: bool = False) -> dict[str, tuple[str, set[str]]]:
-    """``{column: (kind, also)}`` for the rows a lab wrote: ``kind`` is ``bool``, ``int``,
-    ``float`` (finite; an ``int`` cell is a float too), ``text`` or ``any``, and ``also`` the
-    cells besides it the lab wrote there (``empty``, ``nan``). From a run's rows (``majority``
-    false) every cell counts; from a table that may be edited (``majority``) the kind most
-    cells have wins, and empty and nan cells are allowed (nothing says they were not written).
-    Provenance columns are left out. O(rows x columns)."""
+def column_types(header: Sequence[str],
+                 rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, set[str]]]:
+    """``{column: (kind, also)}`` of a table that may have been edited, read off its cells:
+    ``kind`` is ``int`` (every number an integer), ``float`` (some number not one: an integer
+    cell fits too), ``bool`` or ``text`` (the kind most cells have, when numbers are not the
+    most), or ``any`` (no cell but empty or nan); ``also`` is the empty and nan cells, which a
+    run may write anywhere. Provenance columns are left out. O(rows x columns)."""
     types: dict[str, tuple[str, set[str]]] = {}
     for column in header:
         if column in PROVENANCE or column.startswith("machine_"):
@@ -144,27 +143,15 @@ def column_types(header: Sequence[str], rows: Sequence[Mapping[str, Any]],
         for row in rows:
             kind = _kind(row.get(column, ""))
             counts[kind] = counts.get(kind, 0) + 1
-        also = {k for k in ("empty", "nan") if k in counts}
         kinds = {k: n for k, n in counts.items() if k not in ("empty", "nan")}
-        if majority:
-            also = {"empty", "nan"}
-            numbers = kinds.get("int", 0) + kinds.get("float", 0)
-            if not kinds:
-                kind = "any"
-            elif numbers >= max(kinds.get("bool", 0), kinds.get("text", 0)) and numbers:
-                kind = "int" if kinds.get("int", 0) > kinds.get("float", 0) else "float"
-            else:
-                kind = max(kinds, key=lambda k: kinds[k])
-                kind = kind if kind in ("bool", "text") else "any"
-        elif not kinds:
+        numbers = kinds.get("int", 0) + kinds.get("float", 0)
+        if not kinds:
             kind = "any"
-        elif len(kinds) == 1:
-            kind = next(iter(kinds))
-        elif set(kinds) == {"int", "float"}:
-            kind = "float"
+        elif numbers and numbers >= max(kinds.get("bool", 0), kinds.get("text", 0)):
+            kind = "float" if kinds.get("float", 0) else "int"
         else:
-            kind = "any"
-        types[column] = (kind, also)
+            kind = max(("bool", "text"), key=lambda k: kinds.get(k, 0))
+        types[column] = (kind, {"empty", "nan"})
     return types
 
 
@@ -556,11 +543,11 @@ class Lab:
                      raw: Sequence[Sequence[str]]) -> None:
         """:class:`LabError`, one line naming ``path``, the line and the column, for the first
         cell of a re-plotted table that is not of its column's type, read off the table itself
-        (:func:`column_types` with ``majority``: a column most of whose cells are integers
-        holds integers, numbers finite numbers, words words; an empty or nan cell passes, as
+        (:func:`column_types`: a column whose numbers are all integers holds integers, one
+        of numbers finite numbers, one mostly of words words; an empty or nan cell passes, as
         a run may write one). O(rows x columns)."""
         for i, column in enumerate(header):
-            types = column_types([column], rows, majority=True)
+            types = column_types([column], rows)
             if column not in types:
                 continue
             kind, also = types[column]

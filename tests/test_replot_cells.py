@@ -35,21 +35,19 @@ def _copy(lab: str, tmp_path: Path) -> Path:
     return tmp_path / lab
 
 
-#: (lab, its CSV, data row, column, value): each a cell unlike the rest of its column (an empty
-#: or nan cell passes: a run may write one).
+#: (lab, its CSV, data row, column, value): each a cell unlike the rest of its column. An empty
+#: or nan cell passes (a run may write one), and so does a number with a fraction among
+#: integers (a run may write a whole mean as an integer beside others that are not).
 BAD_CELLS = [
     ("bsp-rx", "bsp-rx.csv", 20, "P", "abc"),
-    ("bsp-rx", "bsp-rx.csv", 20, "P", "2.5"),
     ("bsp-rx", "bsp-rx.csv", 20, "R_x", "abc"),
     ("bsp-rx", "bsp-rx.csv", 20, "mean_error", "abc"),
     ("bsp-rx", "bsp-rx.csv", 0, "pages", "abc"),
     ("bsp-rx", "bsp-rx.csv", 20, "tolerance", "abc"),
-    ("bsp-rx", "bsp-rx.csv", 20, "tolerance", "1e308"),
     ("bsp-rx", "bsp-rx.csv", 3, "supersteps", "abc"),
     ("bsp-rx", "bsp-rx.csv", 3, "max_C", "abc"),
     ("bsp-rx", "bsp-rx.csv", 3, "messages", "a\0b"),
     ("pq-time", "by-R.csv", 2, "R", "abc"),
-    ("pq-time", "by-R.csv", 2, "heapq_ns", "1.5"),
     ("web-server", "web-server.csv", 1, "connections", "many"),
     ("web-server", "web-server.csv", 1, "requests_per_s", "fast"),
 ]
