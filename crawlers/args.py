@@ -33,6 +33,7 @@ __all__ = [
     "MAX_SUPERSTEPS",
     "MAX_THREADS",
     "OneLineParser",
+    "ascii_int",
     "at_most",
     "non_negative",
     "non_negative_int",
@@ -159,6 +160,21 @@ def _path(text: str) -> Path:
     if not text:
         raise argparse.ArgumentTypeError("the path is empty (for the working folder, say .)")
     return Path(text)
+
+
+def ascii_int(text: str, digits: int = 18) -> int | None:
+    """The integer ``text`` spells in ASCII digits, at most ``digits`` of them, or None.
+
+    For numbers that come from outside (an HTTP header, a query, a tool's output), where
+    ``str.isdigit`` then ``int`` would raise on a ``²`` (a digit to ``isdigit``, not to
+    ``int``) or on a number of more digits than ``int`` converts. O(len(text)).
+
+    >>> ascii_int("120"), ascii_int("²"), ascii_int("１２"), ascii_int("-1"), ascii_int("9" * 19)
+    (120, None, None, None, None)
+    """
+    if not (0 < len(text) <= digits and text.isascii() and text.isdigit()):
+        return None
+    return int(text)
 
 
 def _integer(text: str) -> int:

@@ -18,6 +18,8 @@ Paths:
   redirects to ``/same``, a leaf;
 * ``/chains/K``: a page linking to ``/chain/0/0`` .. ``/chain/K-1/0``; ``/chain/I/J``
   redirects to ``/chain/I/J+1`` up to ``J`` = 5, a leaf;
+* ``/length?VALUE``: a small page sent with ``Content-Length: VALUE`` as given (``%C2%B2`` is
+  ``²``), then the connection closed;
 * anything else: a small page linking to ``/drip``.
 
 The query is ignored (``/drip?1`` is ``/drip``, counted under ``/drip``).
@@ -32,6 +34,7 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -98,6 +101,14 @@ class HostileServer:
                         self._redirect(f"/chain/{chain}/{int(hop) + 1}")
                     else:
                         self._send(200, b"<html><body>a leaf</body></html>")
+                elif path == "/length":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/html")
+                    self.send_header("Content-Length", unquote(self.path.split("?", 1)[1]))
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.wfile.write(b"<html><body>a leaf</body></html>")
+                    self.close_connection = True
                 elif path.startswith("/cal/") and path[5:].isdigit():
                     day = int(path[5:])
                     self._send(200, f'<html><body><a href="/cal/{day + 1}">next</a> '

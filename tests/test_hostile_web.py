@@ -126,6 +126,19 @@ def test_retry_after_parses_seconds_and_dates():
     assert retry_after("3600") == 3600.0
     assert retry_after("Wed, 25 Nov 2026 08:00:10 GMT", now=1795593600.0) == 10.0
     assert retry_after("") is None and retry_after("-5") is None
+    assert retry_after("\u00b2") is None  # a digit to str.isdigit, not to float
+    assert retry_after("9" * 5000) == float("inf")  # held at the cap, as any long wait
+
+
+@pytest.mark.parametrize("length", ["%C2%B2", "9" * 5000, "-1", "12x"])
+def test_an_unreadable_content_length_is_read_as_none_was_sent(length):
+    """``²`` is a digit to str.isdigit but not to int, and int refuses 5000 digits: the
+    fetcher once failed such a page as its own internal error."""
+    policy = Policy(max_bytes=1000)
+    with HostileServer() as srv, HttpFetcher(policy=policy) as f:
+        result = f.fetch(f"{srv.url}/length?{length}")
+    assert srv.counts["/length"] == 1
+    assert result.ok and result.size == len(b"<html><body>a leaf</body></html>")
 
 
 # -- the trapped lab web -------------------------------------------------------------------

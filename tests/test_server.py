@@ -663,3 +663,47 @@ def test_a_request_dropped_on_a_new_connection_is_not_sent_again():
         t.join(15)
     assert result.error == "connection" and resent == 0
     assert len(accepted) == 1
+
+
+def _raw(port: int, request: bytes) -> bytes:
+    """Everything the server answers to ``request`` (bytes as given) before it closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(request)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return data
+
+
+@pytest.mark.parametrize("length", [b"\xb2", b"9" * 5000, b"-1", b"12x"])
+def test_a_request_whose_content_length_is_not_a_number_is_answered_400(length):
+    """Header bytes are read as Latin-1, where ``\\xb2`` is ``²``: a digit to str.isdigit, not
+    to int, so the server's connection task once died on it without an answer."""
+    srv = _limited()
+    try:
+        answer = _raw(srv.ports[0], b"GET /p1.html HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                      + length + b"\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 400"), answer[:80]
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize("query", [b"hop=\xb2", b"hop=" + b"9" * 5000])
+def test_a_hop_count_that_is_not_a_number_is_no_redirect(query):
+    srv = _limited()
+    try:
+        answer = _raw(srv.ports[0], b"GET /p1.html?" + query
+                      + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:80]
+    finally:
+        srv.stop()
+
+
+def test_a_calendar_trap_month_that_is_not_a_number_is_month_0():
+    srv = _limited(traps=True)
+    try:
+        answer = _raw(srv.ports[0], b"GET /trap/calendar?m=\xb2 HTTP/1.1\r\nHost: x\r\n"
+                      b"Connection: close\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 200") and b"Calendar, month 0" in answer
+    finally:
+        srv.stop()

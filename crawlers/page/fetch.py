@@ -21,6 +21,7 @@ import requests
 import urllib3
 from requests.adapters import HTTPAdapter
 
+from crawlers.args import ascii_int
 from crawlers.page import faults
 from crawlers.page.deadline import (
     DEADLINE,
@@ -164,10 +165,10 @@ def _closed_unanswered(exc: BaseException) -> bool:
 
 def _discard(response: requests.Response) -> None:
     """Drain a small body (so the connection goes back to the pool) and close."""
-    declared = response.headers.get("Content-Length", "")
+    declared = ascii_int(response.headers.get("Content-Length", ""))
     try:
-        if declared.isdigit() and int(declared) <= _CHUNK:
-            response.raw.read(int(declared))
+        if declared is not None and declared <= _CHUNK:
+            response.raw.read(declared)
     finally:
         response.close()
 
@@ -182,7 +183,7 @@ def retry_after(value: str | None, now: float | None = None) -> float | None:
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # a "²" is a digit to isdigit, not to float
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
@@ -417,8 +418,8 @@ class HttpFetcher:
               truncate: bool = False) -> bytes | None:
         """The body, at most ``limit`` bytes of it; None (and ``result.error``) if larger,
         or its first ``limit`` bytes with ``truncate``."""
-        declared = response.headers.get("Content-Length", "")
-        if not truncate and declared.isdigit() and int(declared) > limit:
+        declared = ascii_int(response.headers.get("Content-Length", ""), digits=4000)
+        if not truncate and declared is not None and declared > limit:
             result.error = faults.TOO_LARGE
             return None
         chunks: list[bytes] = []

@@ -53,6 +53,7 @@ try:
 except ImportError:  # pragma: no cover - not Unix
     resource = None  # type: ignore[assignment]
 
+from crawlers.args import ascii_int
 from crawlers.page.clock import LatencyModel
 from crawlers.page.faults import CHAIN_LENGTH, OVERSIZE_BYTES, Fault, FaultPlan, fault_in_path
 from crawlers.web import render, traps
@@ -271,9 +272,9 @@ class GeneratedSite(Site):
     @staticmethod
     def _redirect(path: str, query: str, fault: Fault | None) -> Response | None:
         if query.startswith("hop="):
-            hops = query[4:]
-            if hops.isdigit() and int(hops) > 0:
-                return Response(302, location=f"{path}?hop={int(hops) - 1}")
+            hops = ascii_int(query[4:])
+            if hops:
+                return Response(302, location=f"{path}?hop={hops - 1}")
             return None
         if query.startswith("loop=") or fault is Fault.REDIRECT_LOOP:
             return Response(302, location=f"{path}?loop={2 if query == 'loop=1' else 1}")
@@ -597,8 +598,9 @@ class LabServer:
                 name, sep, value = line.partition(":")
                 if sep:
                     headers[name.strip().lower()] = value.strip()
-            if len(request) != 3 or not request[2].startswith("HTTP/1."):
-                deadline.disarm()
+            length = ascii_int(headers.get("content-length", "0"), digits=4000)
+            if len(request) != 3 or not request[2].startswith("HTTP/1.") or length is None:
+                deadline.disarm()  # unreadable (or a body of unknown length): 400, then close
                 await self._send(writer, Response(400, render.small_page("Bad request")), False,
                                  False, deadline)
                 return
@@ -606,9 +608,8 @@ class LabServer:
             connection = headers.get("connection", "").lower()
             keep_alive = (connection != "close" if version == "HTTP/1.1"
                           else connection == "keep-alive")
-            length = headers.get("content-length", "0")
-            if length.isdigit() and int(length) > 0:
-                await reader.readexactly(min(int(length), 1 << 20))
+            if length:
+                await reader.readexactly(min(length, 1 << 20))
             deadline.disarm()  # the request is in: from here on the server takes its time
             if deadline.expired is not None:
                 return  # it came as the deadline passed: the connection is aborted already

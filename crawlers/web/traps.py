@@ -37,6 +37,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 
+from crawlers.args import ascii_int
 from crawlers.web import render
 from crawlers.web.response import Response
 
@@ -77,7 +78,8 @@ def _page(title: str, links: list[str]) -> Response:
 
 
 def _int(text: str, default: int = 0) -> int:
-    return int(text) if text.isdigit() and len(text) < 9 else default
+    number = ascii_int(text, digits=8)
+    return default if number is None else number
 
 
 def respond(site: int, origins: list[str], path: str, query: str,
