@@ -151,6 +151,14 @@ def test_bad_journals_and_flags_are_one_line_and_exit_2(tmp_path):
         assert died.returncode == 1, died.stderr
         # another crawl's flags on the same journal
         _bad(bsp_cmd(web, "--state", str(state), r=3), "another crawl")
+        # a started log grown past what is read back (sparse: no byte of it written)
+        log = state / "started-0.log"
+        kept = log.read_bytes()
+        with open(log, "ab") as f:
+            f.truncate(2 * 2**30)
+        _bad([sys.executable, "-m", "crawlers", "bsp", "--resume", str(state)],
+             f"{log}: 2,147,483,648 bytes or more")
+        log.write_bytes(kept)
         # --resume takes no other flags
         _bad([sys.executable, "-m", "crawlers", "bsp", "--resume", str(state), "--R", "4"],
              "give no other flags")

@@ -1,9 +1,12 @@
 """Files a command reads back are bounded: an edge list (``crawlab partition --graph``), a
 journal's ``started.log`` and a resumed crawl's ``--out`` files are refused past their byte
 limit in one line naming the file and the limit (exit 2), before they are read or rewritten;
-a partition file's numbers are ASCII digits, checked before ``int()``."""
+a partition file's numbers are ASCII digits, checked before ``int()``; a BSP journal folder's
+started logs are checked before its crawl begins."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -147,3 +150,37 @@ def test_a_partition_file_of_ascii_parts_is_read(tmp_path):
     table = read_partition_file(path)
     assert table.parts == 3 and table.table == {"site0.crawlab.test:80": 2,
                                                 "site1.crawlab.test:80": 0}
+
+
+# -- 3. a BSP journal folder's started logs ------------------------------------------------------
+
+def test_a_bsp_started_log_over_its_limit_or_not_a_file_is_refused_before_the_crawl(tmp_path):
+    from crawlers.bsp.journal import BspJournal, BspJournalError, check_journals
+
+    for rank in (0, 1):
+        journal = BspJournal(tmp_path, rank, session=1, identity="one crawl")
+        journal.started([f"http://a.example/{rank}"])
+        journal.close()
+    check_journals(tmp_path, 2, "one crawl")  # as written: accepted
+    sparse(tmp_path / "started-1.log", 2 * 2**30)
+    with pytest.raises(BspJournalError, match="started-1.log: 2,147,483,648 bytes or more"):
+        check_journals(tmp_path, 2, "one crawl")
+    (tmp_path / "started-1.log").unlink()
+    os.mkfifo(tmp_path / "started-0.log.fifo")
+    (tmp_path / "started-0.log").unlink()
+    (tmp_path / "started-0.log").symlink_to(tmp_path / "started-0.log.fifo")
+    with pytest.raises(BspJournalError, match="started-0.log is not a regular file"):
+        check_journals(tmp_path, 2, "one crawl")
+
+
+def test_a_bsp_started_log_grown_past_its_limit_is_refused_at_the_count(tmp_path, monkeypatch):
+    from crawlers.bsp import journal as bsp_journal
+
+    journal = bsp_journal.BspJournal(tmp_path, 0, session=1)
+    journal.started(["http://a.example/", "http://b.example/"])
+    journal.close()
+    assert bsp_journal.refetched(tmp_path, 1) == 0
+    size = (tmp_path / "started-0.log").stat().st_size
+    monkeypatch.setattr(bsp_journal, "MAX_STARTED_LOG_BYTES", size - 1)
+    with pytest.raises(bsp_journal.BspJournalError, match=f"{size - 1:,} a journal's started"):
+        bsp_journal.refetched(tmp_path, 1)

@@ -59,11 +59,14 @@ from pathlib import Path
 from typing import Any
 
 from crawlers.crawl.journal import (
+    MAX_STARTED_LOG_BYTES,
+    JournalError,
     code_in,
     count_refetched,
     hold_folder,
     release_folder,
     started_lines,
+    started_log_problem,
 )
 from frontier.files import read_regular
 
@@ -226,10 +229,16 @@ def saved_supersteps(directory: str | Path, size: int) -> list[list[int]]:
 def check_journals(directory: str | Path, size: int, identity: str) -> None:
     """Refuse (:class:`BspJournalError`, one line) the journals in ``directory`` unless every
     one is the journal of a rank ``0..size-1`` of the crawl ``identity``
-    (:func:`crawl_identity`). No journal at all passes (a fresh crawl). O(ranks)."""
+    (:func:`crawl_identity`), and every rank's started log there is a regular file of at most
+    :data:`~crawlers.crawl.journal.MAX_STARTED_LOG_BYTES`. No journal at all passes (a fresh
+    crawl). O(ranks)."""
     import re
 
     directory = Path(directory)
+    for rank in range(size):
+        problem = started_log_problem(directory / f"started-{rank}.log")
+        if problem is not None:
+            raise BspJournalError(problem)
     found = sorted(p for p in directory.glob("rank-*.sqlite")
                    if re.fullmatch(r"rank-[0-9]+\.sqlite", p.name))
     for path in found:
@@ -340,8 +349,13 @@ class _SnapshotUnpickler(pickle.Unpickler):
 
 def refetched(directory: str | Path, size: int) -> int:
     """Pages started in more than one session, from the ``size`` ranks' started logs (see
-    :func:`crawlers.crawl.journal.count_refetched`)."""
-    return count_refetched(Path(directory) / f"started-{rank}.log" for rank in range(size))
+    :func:`crawlers.crawl.journal.count_refetched`); a log grown past
+    :data:`~crawlers.crawl.journal.MAX_STARTED_LOG_BYTES` is a :class:`BspJournalError`."""
+    try:
+        return count_refetched((Path(directory) / f"started-{rank}.log" for rank in range(size)),
+                               limit=MAX_STARTED_LOG_BYTES)
+    except JournalError as exc:
+        raise BspJournalError(str(exc)) from None
 
 
 def sessions(directory: str | Path) -> int:

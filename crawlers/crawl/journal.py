@@ -78,7 +78,8 @@ from typing import Any
 from crawlers.args import MAX_COMMIT_EVERY, MAX_THREADS
 
 __all__ = ["FORMAT", "LOCK", "Journal", "JournalError", "Restored", "code_in", "count_refetched",
-           "MAX_STARTED_LOG_BYTES", "hold_folder", "release_folder", "started_lines"]
+           "MAX_STARTED_LOG_BYTES", "hold_folder", "release_folder", "started_lines",
+           "started_log_problem"]
 
 FORMAT = "crawlab-journal-1"  # meta 'format': the schema version this module reads and writes
 DB, LOG = "journal.sqlite", "started.log"
@@ -158,6 +159,23 @@ def _bounded(f: Any, path: str | Path, limit: int) -> Iterator[bytes]:
         if read > limit:
             raise JournalError(_too_large(path, read, limit))
         yield line
+
+
+def started_log_problem(path: str | Path) -> str | None:
+    """Why the started log ``path`` cannot be appended to and read back: not a regular file
+    (a link, a folder, a FIFO), or larger than :data:`MAX_STARTED_LOG_BYTES`; None if it can,
+    or is missing. One ``lstat``: for a check before the crawl begins (BSP's ranks open theirs
+    later, each in its own process)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return (f"{path} is not a regular file (a link, a folder or a FIFO); a started log "
+                "only counts re-fetches: remove it to resume")
+    if st.st_size > MAX_STARTED_LOG_BYTES:
+        return _too_large(path, st.st_size, MAX_STARTED_LOG_BYTES)
+    return None
 
 
 def _too_large(path: str | Path, size: int, limit: int) -> str:
