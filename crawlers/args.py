@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -35,6 +36,7 @@ __all__ = [
     "OneLineParser",
     "ascii_int",
     "at_most",
+    "interrupted_status",
     "non_negative",
     "non_negative_int",
     "positive",
@@ -46,6 +48,18 @@ __all__ = [
 EXIT_USAGE = 2
 #: The exit status of a command interrupted by Ctrl-C (128 + SIGINT, as a shell reports it).
 EXIT_INTERRUPTED = 130
+
+
+def interrupted_status(command: str, stopped_by: str) -> int:
+    """The exit status of a crawl that ended with its report printed: 0, or
+    :data:`EXIT_INTERRUPTED` after one line on standard error when the user stopped it (Ctrl-C
+    or SIGTERM: ``stopped_by == "interrupted"``), so that ``crawlab crawl ... && next`` does not
+    go on as if it had finished. The pages it fetched are kept all the same."""
+    if stopped_by != "interrupted":
+        return 0
+    print(f"crawlab {command}: interrupted (the report is of the pages fetched until then)",
+          file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 #: The longest duration a flag in seconds takes (a year): far beyond any crawl or search here,
 #: far below what the time functions and threading waits take (``threading.TIMEOUT_MAX``,

@@ -427,7 +427,8 @@ def test_out_survives_ctrl_c(tmp_path):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(10)
-    assert proc.returncode == 0, stderr
+    assert proc.returncode == 130, stderr  # interrupted: not a finished crawl
+    assert stderr.strip().splitlines()[-1].startswith("crawlab bsp: interrupted")
     report = json.loads(stdout)
     summary = json.loads((out / "summary.json").read_text())
     assert report["stopped_by"] == summary["stopped_by"] == "interrupted"

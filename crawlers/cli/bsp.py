@@ -30,6 +30,7 @@ from crawlers.args import (
     MAX_THREADS,
     OneLineParser,
     at_most,
+    interrupted_status,
     non_negative_int,
     positive,
     positive_int,
@@ -149,10 +150,11 @@ def run(args: argparse.Namespace) -> int:
 def _kill_missed(args: argparse.Namespace, supersteps: int, stopped_by: str = "") -> int:
     """0, or 2 after one line on standard error when ``--kill-at`` names a superstep the crawl
     never started (it stopped before: the fault asked for never happened, and the report just
-    printed is a crawl without it). Not for a crawl the user interrupted (Ctrl-C): its
-    report says so, and its status is what it was."""
+    printed is a crawl without it). A crawl the user interrupted (Ctrl-C) is
+    :func:`~crawlers.args.interrupted_status`'s, except on an MPI rank: mpiexec reads a rank's
+    status as how it ended, and the launcher (:func:`_launch`) reads the report instead."""
     if stopped_by == "interrupted":
-        return 0
+        return 0 if args.backend == "mpi" else interrupted_status("bsp", stopped_by)
     if args.kill_worker is None or args.kill_at is None or supersteps > args.kill_at:
         return 0
     print(f"crawlab bsp: error: --kill-worker {args.kill_worker} --kill-at {args.kill_at} never "
@@ -206,7 +208,7 @@ def _launch(args: argparse.Namespace) -> int:
     if out.error is not None:  # after the report: a --kill-at the crawl never reached
         print(f"crawlab bsp: error: {out.error}", file=sys.stderr)
         return out.status
-    return 0
+    return interrupted_status("bsp", (out.report or {}).get("stopped_by", ""))
 
 
 def _check_kept(argv: list[str], directory: str) -> None:

@@ -16,6 +16,7 @@ from crawlers.args import (
     MAX_SECONDS,
     MAX_THREADS,
     at_most,
+    interrupted_status,
     non_negative_int,
     positive,
     positive_int,
@@ -176,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
         print_report(report)
     if timeline is not None:
         _write_timeline(timeline, stem, report, quiet=args.json)
-    return 0
+    return interrupted_status("crawl", report.stopped_by)
 
 
 def _served_ports(journal, sites: int, state: str) -> int | None:
