@@ -1297,6 +1297,8 @@ before the present one, the first with 15 rounds (--rounds 15) where every earli
 run-17, and made on another machine, an Intel Xeon), run after it, kept whatever it showed."""
 FT_BEFORE = "free-threaded/repeats/run-17/frontier-bench"  # the main run before the present one
 FT_AGAIN = "free-threaded/repeats/run-18/frontier-bench"  # the same command run after it
+# the last main run made on another machine than the present one's (an AMD EPYC)
+FT_ACROSS = "free-threaded/repeats/run-17/frontier-bench"
 APART = 0.15  # two full runs of the lab at different times should agree within this share
 DAY = 24.0  # hours: the goal asks two runs at least this far apart to agree within APART
 
@@ -1503,8 +1505,8 @@ def _ft_more_rounds(now: Rows, *repeats: Rows) -> str:
 
 
 def _ft_machines(now: Rows, before: Rows) -> str:
-    """The main run beside the main run it replaced (scaling.csv of both), by machine: each
-    one's CPU, the shares of the two baselines that only share one atomic reference
+    """The main run beside :data:`FT_ACROSS`, the last main run made on another machine
+    (scaling.csv of both), by machine: each one's CPU, the shares of the two baselines that only share one atomic reference
     (:data:`FT_SHARED_READ`, :data:`FT_SHARED_CAS`) and of ``lockfree`` and ``sliced``, and
     what share of its earlier reading each kept."""
     a, b = ({r["frontier"]: r for r in run} for run in (before, now))
@@ -1515,7 +1517,7 @@ def _ft_machines(now: Rows, before: Rows) -> str:
     if _machine(before) == _machine(now):
         return (f"both were made on machines that say the same CPU ({_machine(now)}), so "
                 "this pair of runs cannot tell a machine's part from a run's")
-    return (f"on {_machine(before)} ({_run_name(FT_BEFORE)}) and {_machine(now)} (the run "
+    return (f"on {_machine(before)} ({_run_name(FT_ACROSS)}) and {_machine(now)} (the run "
             "above), the shares of the ceiling read: "
             + "; ".join(f"``{n}`` {_f(share(a, n))} and {_f(share(b, n))} (it kept "
                         f"{_f(share(b, n) / share(a, n))} of its share)" for n in names))
@@ -2079,8 +2081,9 @@ NUMBERS = [
            "the kept runs of frontier-bench that asked for more rounds, no GIL",
            more=FT_REPEATS),
     Number("ft_machines", "free-threaded/frontier-bench", "scaling", _ft_machines,
-           "the sharing baselines, lockfree and sliced on the machines of the last two main "
-           "runs, no GIL", more=((FT_BEFORE, "scaling"),)),
+           "the sharing baselines, lockfree and sliced on the machine of the main run and on "
+           "the machine of the last main run made on another, no GIL",
+           more=((FT_ACROSS, "scaling"),)),
     Number("ft_shared_ref", "free-threaded/frontier-bench", "scaling", _ft_shared_ref,
            "one shared AtomicRef read, and read and CASed, by two threads, no GIL"),
     Number("ft_lf_handles", "free-threaded/frontier-bench", "scaling", _ft_lf_handles,

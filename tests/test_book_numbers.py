@@ -650,12 +650,12 @@ def test_the_runs_with_more_rounds_are_read_from_their_rows(book_numbers, tmp_pa
 
 
 def test_the_machines_of_two_main_runs_are_compared_from_their_rows(book_numbers, tmp_path):
-    """ft_machines names both runs' CPUs and what share each row kept, or says the two runs
-    were made on one machine."""
+    """ft_machines names both runs' CPUs (the main run's and FT_ACROSS's) and what share each
+    row kept, or says the two runs were made on one machine."""
     copy = tmp_path / "results"
     shutil.copytree(RESULTS, copy)
     now = copy / "free-threaded" / "frontier-bench" / "scaling.csv"
-    before = copy / book_numbers.FT_BEFORE / "scaling.csv"
+    before = copy / book_numbers.FT_ACROSS / "scaling.csv"
     _rewrite(now, lambda r: r.update(machine_cpu="New CPU"))
     _rewrite(before, lambda r: r.update(machine_cpu="Old CPU"))
     _set_run(before, "2026-11-27T00:00:00Z", "0.80")
