@@ -29,6 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from crawlers.args import ascii_int
 from labs.harness import Lab, LabError, add_frontier_flag, frontier_names, script
 
 ROUNDS, QUICK_ROUNDS = 5, 3
@@ -86,9 +87,10 @@ def parse_script(text: str, tids: set[int]) -> dict[str, int]:
         if not line.strip():
             continue
         parts = line.split(None, 2)
-        if len(parts) < 2 or not parts[0].isdigit():
+        tid = ascii_int(parts[0]) if len(parts) >= 2 else None
+        if tid is None:
             raise ValueError(f"not a perf script line: {line!r}")
-        if int(parts[0]) in tids:
+        if tid in tids:
             name = parts[2].strip() if len(parts) == 3 else "[unknown]"
             out[name] = out.get(name, 0) + 1
     return out

@@ -31,9 +31,11 @@ def test_only_the_worker_threads_samples_are_counted():
     assert lab.parse_script(SCRIPT, {1804}) == {"type_ready": 1}
 
 
-def test_a_line_of_another_shape_is_refused():
+@pytest.mark.parametrize("line", ["# a header", "1807", "\u00b2 55b7b3193580 f", "-1 55b7 f"])
+def test_a_line_of_another_shape_is_refused(line):
+    """A thread id of ASCII digits only: ``\u00b2`` is a digit to str.isdigit, not to int."""
     with pytest.raises(ValueError, match="not a perf script line"):
-        lab.parse_script("# a header\n", {1})
+        lab.parse_script(line + "\n", {1})
 
 
 def test_cpu_per_pair_is_shared_out_by_samples_and_adds_up():
