@@ -116,6 +116,10 @@ def assert_refused(capsys, state, named) -> str:
      "http(s) URL"),
     ("INSERT INTO url(url, priority) VALUES ('http://x/a b', 1.0)", "http(s) URL"),
     ("INSERT INTO url(url, priority) VALUES ('http://x/' || char(0), 1.0)", "http(s) URL"),
+    # a URL of another web than the crawl's: the resumed crawl went there
+    ("INSERT INTO url(url, priority) VALUES ('http://evil.test/', 1.0)", "outside the crawl"),
+    ("INSERT INTO url(url, priority, done) VALUES ('http://evil.test/', 1.0, 1)",
+     "outside the crawl"),
 ])
 def test_a_forged_row_is_refused_in_one_line_naming_the_journal(capsys, state, sql, why):
     forge(state, sql)
@@ -136,8 +140,9 @@ def test_a_journal_holding_a_trigger_or_view_is_refused_before_it_runs(capsys, s
 
 
 def test_a_journal_of_finite_numbers_and_flags_still_resumes(capsys, state):
-    """What the checks accept: integer priorities (SQLite keeps 2 as 2.0), flags 0 and 1."""
-    forge(state, "INSERT INTO url(url, priority) VALUES ('http://x/', 2)",
+    """What the checks accept: integer priorities (SQLite keeps 2 as 2.0), flags 0 and 1, a
+    URL never linked to on a site of the crawl's web."""
+    forge(state, "INSERT INTO url(url, priority) SELECT url || '?new', 2 FROM url LIMIT 1",
           f"UPDATE session SET threads = {MAX_THREADS}, commit_every = {MAX_COMMIT_EVERY}")
     status, out, err = resume(capsys, state)
     assert status == 0, err

@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     from crawlers.crawl.crawler import POLL, Crawler
     from crawlers.crawl.output import CrawlOutput
     from crawlers.crawl.targets import open_target
+    from crawlers.page.urls import Scope
 
     cls = frontier.info(args.frontier)
     if cls.bounded:
@@ -140,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
         with open_target(opts) as target:
             if journal is not None:  # refused before --out is opened (and emptied)
                 journal.check_seeds(target.seeds)
+                journal.check_scope(target.in_scope or Scope(target.seeds).__contains__)
             if args.out is not None:
                 done = None if journal is None or journal.fresh else journal.done_urls()
                 with _naming("--out"):

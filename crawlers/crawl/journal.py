@@ -70,7 +70,7 @@ import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -544,6 +544,17 @@ class Journal:
         before it opens anything else (an output folder it would overwrite)."""
         with self._readable():
             return self._check_seeds(list(urls))
+
+    def check_scope(self, in_scope: Callable[[str], bool]) -> None:
+        """Refuse (:class:`JournalError`) a journal holding a URL the crawl would never have
+        reached (``in_scope`` false: another site than the crawl's web), before anything of it
+        is fetched: a forged row would otherwise send the resumed crawl anywhere. O(rows)."""
+        with self._readable():
+            for rowid, url in self._db.execute("SELECT rowid, url FROM url"):
+                if not in_scope(url):
+                    shown = _printable(url[:200])
+                    raise JournalError(f"{self.path} is not a readable crawl journal (url row "
+                                       f"{rowid}: {shown} is outside the crawl's web)")
 
     def seeds(self) -> list[str] | None:
         """The seed URLs the journal's crawl began from (``None``: no crawl began yet). O(1)."""
