@@ -1283,7 +1283,7 @@ FT_NO_TAIL = "lockfree, get reads no tail"  # labs.lockfree_handles.NO_TAIL
 FT_BASELINES = (*FB_BASELINES, FT_LINKED,
                 "lockfree, one per thread", FT_HANDLED, FT_NO_TAIL,
                 FT_SHARED_READ, FT_SHARED_CAS, FT_SHARED_OBJECT, FT_SLICED_SHARED)
-FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(19))
+FT_REPEATS = tuple((f"free-threaded/repeats/run-{i}/frontier-bench", "scaling") for i in range(21))
 """The other runs of frontier-bench kept beside free-threaded/frontier-bench: run-0 a first run
 of the same command on 2026-11-26, run-1 to run-5 quick ones, run-6 and run-7 full ones late
 that day (run-7 the main run before the shared-object baseline was added beside sliced), run-8
@@ -1293,10 +1293,12 @@ before lockfree's handle diagnostics were added, made to look, not declared as t
 run-13 and run-14 two more made after run-15, with them, kept whatever they showed; run-15 the
 main run before run-17; run-16 the same command as run-17, run after it; run-17 the main run
 before the present one, the first with 15 rounds (--rounds 15) where every earlier run has 5
-(its machine an AMD EPYC); run-18 the same command as the present one (declared a day after
-run-17, and made on another machine, an Intel Xeon), run after it, kept whatever it showed."""
-FT_BEFORE = "free-threaded/repeats/run-17/frontier-bench"  # the main run before the present one
-FT_AGAIN = "free-threaded/repeats/run-18/frontier-bench"  # the same command run after it
+(its machine an AMD EPYC); run-18 the same command as run-19, run after it, kept whatever it showed; run-19 the main run
+before the present one (declared a day after run-17, and made on another machine, an Intel
+Xeon); run-20 the same command as the present one (declared a day after run-19, on the same
+kind of machine), run after it, kept whatever it showed."""
+FT_BEFORE = "free-threaded/repeats/run-19/frontier-bench"  # the main run before the present one
+FT_AGAIN = "free-threaded/repeats/run-20/frontier-bench"  # the same command run after it
 # the last main run made on another machine than the present one's (an AMD EPYC)
 FT_ACROSS = "free-threaded/repeats/run-17/frontier-bench"
 APART = 0.15  # two full runs of the lab at different times should agree within this share
