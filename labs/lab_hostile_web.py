@@ -32,10 +32,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from crawlers.args import EXIT_INTERRUPTED
 from crawlers.page.policy import LIMITS, Counters
 from crawlers.web.server import WebServer
 from crawlers.web.webgen import generate
-from labs.harness import Lab, script
+from labs.harness import Lab, LabError, script
 
 #: Every numeric limit set beyond reach (what "lifted" means), and Retry-After ignored.
 LIFTED = {"fetch_seconds": "86400", "max_bytes": str(10**12), "max_redirects": "1000",
@@ -69,8 +70,10 @@ def crawl(web, traps: bool, flags: list[str], timeout: float) -> dict:
         for url in srv.seed_urls:
             cmd += ["--seed-url", url]
         status, stdout, stderr, rss = _peak_run(cmd, timeout)
+        if status == EXIT_INTERRUPTED:  # the crawl was stopped (Ctrl-C, SIGTERM): so is the lab
+            raise KeyboardInterrupt
         if status != 0:
-            raise RuntimeError(f"crawl failed ({status}): {stderr.decode()[-500:]}")
+            raise LabError(f"crawl failed ({status}): {stderr.decode().strip()[-500:]}")
         report = json.loads(stdout)
         fetched = [json.loads(line)["url"] for line in (out / "pages.jsonl").open()]
     limits = Counters(report["limits"]).as_dict()

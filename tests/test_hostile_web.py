@@ -128,6 +128,9 @@ def test_retry_after_parses_seconds_and_dates():
     assert retry_after("") is None and retry_after("-5") is None
     assert retry_after("\u00b2") is None  # a digit to str.isdigit, not to float
     assert retry_after("9" * 5000) == float("inf")  # held at the cap, as any long wait
+    # a date whose year or offset overflows the date types: unreadable, not the fetcher's error
+    assert retry_after("Mon, 01 Jan 2024 00:00:00 +99999999999999999999") is None
+    assert retry_after("Mon, 01 Jan " + "9" * 30 + " 00:00:00 GMT") is None
 
 
 @pytest.mark.parametrize("length", ["%C2%B2", "9" * 5000, "-1", "12x"])

@@ -688,6 +688,16 @@ def test_a_request_whose_content_length_is_not_a_number_is_answered_400(length):
         srv.stop()
 
 
+def test_a_chunked_request_body_is_answered_400_not_read_as_the_next_request():
+    srv = _limited()
+    try:
+        answer = _raw(srv.ports[0], b"GET /p1.html HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: "
+                      b"chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 400") and answer.count(b"HTTP/1.1 ") == 1, answer
+    finally:
+        srv.stop()
+
+
 @pytest.mark.parametrize("query", [b"hop=\xb2", b"hop=" + b"9" * 5000])
 def test_a_hop_count_that_is_not_a_number_is_no_redirect(query):
     srv = _limited()
@@ -705,5 +715,18 @@ def test_a_calendar_trap_month_that_is_not_a_number_is_month_0():
         answer = _raw(srv.ports[0], b"GET /trap/calendar?m=\xb2 HTTP/1.1\r\nHost: x\r\n"
                       b"Connection: close\r\n\r\n")
         assert answer.startswith(b"HTTP/1.1 200") and b"Calendar, month 0" in answer
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize("digits", [4400, 19])
+def test_a_page_number_of_too_many_digits_is_not_found(digits):
+    """int() refuses more than 4300 digits: the served web's connection task once died on
+    such a path without an answer."""
+    srv = _limited()
+    try:
+        answer = _raw(srv.ports[0], b"GET /p" + b"9" * digits + b".html HTTP/1.1\r\nHost: x\r\n"
+                      b"Connection: close\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 404"), answer[:80]
     finally:
         srv.stop()

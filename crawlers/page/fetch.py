@@ -187,7 +187,7 @@ def retry_after(value: str | None, now: float | None = None) -> float | None:
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):  # a 30-digit year or offset
         return None
     if when is None or when.tzinfo is None:
         return None

@@ -599,7 +599,8 @@ class LabServer:
                 if sep:
                     headers[name.strip().lower()] = value.strip()
             length = ascii_int(headers.get("content-length", "0"), digits=4000)
-            if len(request) != 3 or not request[2].startswith("HTTP/1.") or length is None:
+            if (len(request) != 3 or not request[2].startswith("HTTP/1.") or length is None
+                    or "transfer-encoding" in headers):  # a body this server does not read
                 deadline.disarm()  # unreadable (or a body of unknown length): 400, then close
                 await self._send(writer, Response(400, render.small_page("Bad request")), False,
                                  False, deadline)

@@ -41,8 +41,9 @@ import numpy as np
 from crawlers.page.urls import normalize, origin_of, site_of
 
 LOGICAL_DOMAIN = "crawlab.test"
-_LOGICAL_URL = re.compile(r"^http://site(\d+)\.crawlab\.test/p(\d+)\.html$")
-_PAGE_PATH = re.compile(r"^/p(\d+)\.html$")
+# ASCII digits, few enough for an int64 (\d takes any script's digits and any number of them)
+_LOGICAL_URL = re.compile(r"^http://site([0-9]{1,9})\.crawlab\.test/p([0-9]{1,9})\.html$")
+_PAGE_PATH = re.compile(r"^/p([0-9]{1,18})\.html$")
 
 
 def logical_origin(site: int) -> str:
